@@ -29,6 +29,7 @@ import {
   writeScalar,
 } from "../vk/scalar.ts";
 import { CallMemory } from "./call_memory.ts";
+import type { Check } from "../vk/handle_check_interface.ts";
 
 /** A raw command as a command source holds it. */
 export type RawCommand = (...args: never[]) => unknown;
@@ -48,6 +49,7 @@ export type CompiledCommand = (
   rt: Runtime,
   fn: RawCommand,
   owner: CommandOwner,
+  check: Check,
 ) => (...args: unknown[]) => unknown;
 
 type Runtime = typeof RUNTIME;
@@ -150,6 +152,16 @@ export const RUNTIME = {
    * given one as its dispatchable handle throws instead of reaching the driver.
    */
   ended: new WeakMap<object, string>(),
+  /**
+   * Bumped at every handle {@linkcode RUNTIME.end}s: a command that saw its dispatchable handle pass at this
+   * epoch skips the lookup while it is unchanged (an ended handle never comes back).
+   */
+  epoch: 0,
+  /** Records that `h` ended, for `why`. */
+  end(h: object, why: string): void {
+    RUNTIME.ended.set(h, why);
+    RUNTIME.epoch++;
+  },
   gone(h: unknown, command: string, param: string): never {
     const at = Deno.UnsafePointer.value(h as Deno.PointerValue).toString(16);
     throw new TypeError(`${command}: ${param} 0x${at} ${RUNTIME.ended.get(h as object)}`);
@@ -287,9 +299,11 @@ export const RUNTIME = {
     command: string,
     param: string,
   ): Deno.PointerObject | null {
-    if (v == null) return opt ? null : fail(`${at(command, param)} expected an array, got ${v}`);
-    if (isPointerObject(v)) return v;
-    if (!Array.isArray(v)) return fail(`${at(command, param)} expected an array of ${element}`);
+    if (!Array.isArray(v)) {
+      if (v == null) return opt ? null : fail(`${at(command, param)} expected an array, got ${v}`);
+      if (isPointerObject(v)) return v;
+      return fail(`${at(command, param)} expected an array of ${element}`);
+    }
     const n = v.length;
     let off = -1;
     try {
@@ -345,7 +359,10 @@ export const RUNTIME = {
         : undefined;
       if (same !== undefined && m.top + v.byteLength + 8 <= m.size) {
         const off = m.alloc(v.byteLength, 8);
-        same.set(v as Uint32Array & Int32Array & Float32Array, off >> 2);
+        const n = (v as Uint32Array).length;
+        // A few elements copy faster by a loop than through set() (a builtin call).
+        if (n <= 16) { for (let i = 0; i < n; i++) same[(off >> 2) + i] = (v as Uint32Array)[i]!; }
+        else same.set(v as Uint32Array & Int32Array & Float32Array, off >> 2);
         return m.at(off);
       }
       return RUNTIME.copy(m, bytesOf(v), Math.min(scalarSize(kind), 8));
@@ -543,7 +560,7 @@ function table(): Readonly<Record<string, CommandFactory>> {
  * ```ts
  * import { compileCommand, RUNTIME } from "./compile.ts";
  * const draw = compileCommand("vkCmdDraw");
- * console.log(typeof draw(RUNTIME, () => undefined, { noteAllocation() {}, allocationSize: () => undefined, noteMapping() {} })); // "function"
+ * console.log(typeof draw(RUNTIME, () => undefined, { noteAllocation() {}, allocationSize: () => undefined, noteMapping() {} }, () => {})); // "function"
  * ```
  * @throws {TypeError} If `name` is not a command of vk.xml.
  */

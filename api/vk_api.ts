@@ -10,7 +10,7 @@ import type { VkIdiomaticCommands } from "../vk/generated/vk_idiomatic.ts";
 import { type Destroyer, DESTROYERS } from "../vk/generated/lifecycles.ts";
 import { isPointerObject } from "../vk/scalar.ts";
 import { type CommandOwner, compileCommand, isCommand as isVkCommand, RUNTIME, targetOf } from "./compile.ts";
-import { withHandleChecks } from "../vk/handle_check_interface.ts";
+import { checkedCall, withHandleChecks } from "../vk/handle_check_interface.ts";
 import { COMMAND_PARAMS } from "../vk/generated/commands.ts";
 import type { VkCommandSource } from "./create.ts";
 
@@ -54,7 +54,7 @@ function adopt(parent: unknown, child: Deno.PointerObject): void {
 
 /** Ends `h` for `why`, and its children (transitively) as destroyed with it: a `type` destroyed by `command`. */
 function end(h: Deno.PointerObject, why: string, type: () => string, command: string): void {
-  ended.set(h, why);
+  RUNTIME.end(h, why);
   const parent = parentOf.get(h);
   if (parent) childrenOf.get(parent)?.delete(h);
   // The message (an address read, ~150 ns) only for a handle that has children.
@@ -73,7 +73,7 @@ function endChildren(h: Deno.PointerObject, why: string): void {
   childrenOf.delete(h);
   for (const child of children) {
     parentOf.delete(child);
-    ended.set(child, why);
+    RUNTIME.end(child, why);
     endChildren(child, why);
   }
 }
@@ -338,7 +338,8 @@ export class VkApi implements Disposable {
     }
     // The raw command behind the command source's handle checks (a null, destroyed or foreign handle throws
     // naming the command and the parameter) when the source has them and the command lacks its own.
-    const fn = compileCommand(target)(RUNTIME, withHandleChecks(source, target, raw as Fn), this.#hooks);
+    const call = checkedCall(source, target, raw as Fn);
+    const fn = compileCommand(target)(RUNTIME, call.fn, this.#hooks, call.check);
     const at = destroyedArgument(target);
     if (at !== undefined) return this.#destroying(target, at, fn);
     // Unmapping detaches the ArrayBuffers mapped over the memory (vkUnmapMemory2 names it in a struct).

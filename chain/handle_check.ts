@@ -11,7 +11,7 @@ import { COMMAND_INDEX, COMMANDS } from "../vk/generated/commands.ts";
 import { HANDLES } from "../vk/generated/handles.ts";
 import { STRUCTS } from "../vk/generated/structs.ts";
 import type { ParamInfo } from "../vk/generated/types.ts";
-import type { HandleChecks } from "../vk/handle_check_interface.ts";
+import type { Check, HandleChecks } from "../vk/handle_check_interface.ts";
 import { holdCallback } from "../ffi/callback.ts";
 import { readU32, readU64 } from "../ffi/memory.ts";
 import { type HandleKey, handleKey, handleText } from "../vk/handle_key.ts";
@@ -256,31 +256,7 @@ export class HandleChecker implements HandleChecks {
     if (handles.length === 0) return fn;
     // A call that fails the quick test takes the full check, which throws naming the fault (or passes and
     // records the handle for the next call).
-    const passes = (
-      a: unknown,
-      b: unknown,
-      c: unknown,
-      d: unknown,
-      e: unknown,
-      f: unknown,
-      g: unknown,
-      h: unknown,
-    ) => {
-      const now = this.#now();
-      for (let i = 0; i < handles.length; i++) {
-        const p = handles[i]!;
-        const v = nth(p.index, a, b, c, d, e, f, g, h);
-        if (v === null || v === undefined) {
-          if (p.optional) continue;
-          return false;
-        }
-        if (typeof v !== "object") return false;
-        if (!p.root) continue;
-        const hit = this.#passed.get(v);
-        if (hit === undefined || hit.epoch !== now || hit.type !== p.type) return false;
-      }
-      return true;
-    };
+    const passes = this.#quick(handles);
     // Beyond 8 parameters the handles are all among the first 8 for every command vk.xml has but a few;
     // those take the full check every call.
     const late = handles.some((p) => p.index >= 8);
@@ -335,6 +311,47 @@ export class HandleChecker implements HandleChecks {
   /** Forgets `handle` as checked mode's destroy commands would (a scope destroying it). */
   destroyed(_command: string, handle: unknown): void {
     if (this.checked && handle) this.#end(handleKey(handle as Deno.PointerObject));
+  }
+
+  /**
+   * {@linkcode HandleChecker.guard}'s check of raw command `name` apart from the call, for a caller that calls
+   * the command from a site of its own (the idiomatic commands): a function of its first 8 parameters. Null
+   * when nothing needs checking; undefined where only `guard` will do (checked mode records what calls make,
+   * and a few commands have handles past the 8th parameter).
+   */
+  precheck(name: string): Check | null | undefined {
+    const plan = this.#plan(name);
+    if (!plan || plan.handles.length === 0) return null;
+    if (this.checked || plan.handles.some((p) => p.index >= 8)) return undefined;
+    const passes = this.#quick(plan.handles);
+    return (a, b, c, d, e, f, g, h) => {
+      if (!passes(a, b, c, d, e, f, g, h)) {
+        this.#check(name, plan, [a, b, c, d, e, f, g, h].slice(0, plan.arity));
+      }
+    };
+  }
+
+  /**
+   * The quick test of `handles` among a call's first 8 arguments: each present where required and an object,
+   * and each instance, physical device or device one that passed the full check since nothing was destroyed.
+   */
+  #quick(handles: readonly HandleParam[]): Check<boolean> {
+    return (a, b, c, d, e, f, g, h) => {
+      const now = this.#now();
+      for (let i = 0; i < handles.length; i++) {
+        const p = handles[i]!;
+        const v = nth(p.index, a, b, c, d, e, f, g, h);
+        if (v === null || v === undefined) {
+          if (p.optional) continue;
+          return false;
+        }
+        if (typeof v !== "object") return false;
+        if (!p.root) continue;
+        const hit = this.#passed.get(v);
+        if (hit === undefined || hit.epoch !== now || hit.type !== p.type) return false;
+      }
+      return true;
+    };
   }
 
   #root(handle: unknown): Owner | undefined {

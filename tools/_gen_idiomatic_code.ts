@@ -28,15 +28,17 @@ function outputKey(param: string): string {
 
 /**
  * The JavaScript of command \`name\`'s idiomatic function: a factory taking the run-time helpers (\`rt\`,
- * api/compile.ts's \`RUNTIME\`), the raw command (\`fn\`) and the \`VkApi\` it belongs to (\`owner\`), returning
- * the function named after the command, straight-line code per parameter role.
+ * api/compile.ts's \`RUNTIME\`), the raw command (\`fn\`), the \`VkApi\` it belongs to (\`owner\`) and the check
+ * of its handle arguments (\`check\`), returning the function named after the command, straight-line code per
+ * parameter role.
  */
 function commandCode(
   name: string,
   plan: Plan,
-  params: readonly { name: string; type: string }[],
+  params: readonly { name: string; type: string; pointer: number }[],
   layoutOf: (struct: string) => { size: number; align: number },
   result: (code: string) => number | undefined,
+  isHandle: (type: string) => boolean,
 ): string {
   const size = (struct: string) => layoutOf(struct).size;
   const [resultKind, codes, roles] = plan;
@@ -273,6 +275,10 @@ function commandCode(
   });
   // Counts must be known before output arrays sized by them: move count lines ahead of "oa" sizing.
   const call = `fn(${args.join(", ")})`;
+  // The command source's handle checks (null, not a handle, a destroyed device), before the call and apart
+  // from it: the raw command is called here, a call site of its own (api/vk_api.ts).
+  const checked = params.some((p) => p.pointer === 0 && isHandle(p.type));
+  const checkLine = checked ? `check(${args.slice(0, 8).join(", ")});` : "";
   const check = resultKind === 1 ? `if (r < 0) rt.fail(r, ${q(name)});` : "";
   const body: string[] = [];
   body.push(...counts.length ? reorder(prep, counts) : prep);
@@ -283,6 +289,7 @@ function commandCode(
       : `m.view.getUint32(${t.off}, true)`;
     body.push(`const a${t.count} = m.at(${t.off});`);
     body.push(`let r, ${t.arrays.map((k) => `a${k}, o${k}`).join(", ")};`);
+    if (checkLine) body.push(checkLine);
     body.push(`for (let attempt = 0; ; attempt++) {`);
     body.push(`m.view.setBigUint64(${t.off}, 0n, true);`);
     body.push(...t.arrays.map((k) => `a${k} = null;`));
@@ -312,6 +319,7 @@ function commandCode(
     // Still VK_INCOMPLETE after 16 rounds: the count keeps growing.
     if (resultKind === 1) body.push(`if (r === 5) rt.fail(5, ${q(name)});`);
   } else {
+    if (checkLine) body.push(checkLine);
     body.push(`${resultKind === 0 ? "" : "const r = "}${call};`);
     if (check) body.push(check);
   }
@@ -328,9 +336,16 @@ function commandCode(
   else if (parts.length > 1) body.push(`return { ${parts.map(([k, v]) => `${q(k)}: ${v}`).join(", ")} };`);
   if (chain !== undefined) user.push(chain);
   const fnName = idiomaticName(name);
-  // A dispatchable handle a VkApi destroyed (or destroyed with its parent) never reaches the driver.
-  const guard = roles[0]?.[0] === "v" && DISPATCHABLE.has(params[0]!.type)
-    ? `if (rt.ended.has(u0)) rt.gone(u0, ${q(name)}, ${q(params[0]!.name)});\n`
+  // A dispatchable handle a VkApi destroyed (or destroyed with its parent) never reaches the driver. The handle
+  // that passed last is kept with the epoch it passed at: a loop on one command buffer skips the lookup.
+  const ends = roles[0]?.[0] === "v" && DISPATCHABLE.has(params[0]!.type);
+  const guard = ends
+    ? `if (u0 !== passed || rt.epoch !== passedAt) {
+if (rt.ended.has(u0)) rt.gone(u0, ${q(name)}, ${q(params[0]!.name)});
+passed = u0;
+passedAt = rt.epoch;
+}
+`
     : "";
   const prelude = [...entries].map(([struct, e]) =>
     `const ${e} = rt.entry(${q(struct)});\n${
@@ -344,8 +359,10 @@ ${body.join("\n")}
 rt.leave(m);
 }`;
   return `/** \`${name}\`, idiomatic: bound to its raw command \`fn\` (api/compile.ts). */
-function ${fnName}(rt, fn${/\bowner\b/.test(inner) ? ", owner" : ""}) {
-${prelude}return function ${fnName}(${user.join(", ")}) {
+function ${fnName}(rt, fn${/\bowner\b/.test(inner) ? ", owner" : checked ? ", _owner" : ""}${
+    checked ? ", check" : ""
+  }) {
+${prelude}${ends ? "let passed = null, passedAt = -1;\n" : ""}return function ${fnName}(${user.join(", ")}) {
 ${guard}${inner}
 };
 }`;
@@ -368,11 +385,12 @@ export function emitIdiomaticCode(
   layoutOf: (struct: string) => { size: number; align: number },
 ): Map<string, string> {
   const result = (code: string) => reg.enumValues.get(code);
+  const isHandle = (type: string) => reg.types.get(type)?.category === "handle";
   const code: string[] = [];
   const table: string[] = [];
   for (const name of [...plans.keys()].sort()) {
     const cmd = reg.commands.get(name)!;
-    code.push(commandCode(name, plans.get(name)!, cmd.params, layoutOf, result));
+    code.push(commandCode(name, plans.get(name)!, cmd.params, layoutOf, result, isHandle));
     table.push(`${name}: ${idiomaticName(name)},`);
     for (const alias of cmd.aliases) {
       if (reg.commandTarget.has(alias)) table.push(`${alias}: ${idiomaticName(name)},`);
@@ -405,11 +423,15 @@ ${table.sort().join("\n")}
   files.set(
     "idiomatic_commands.d.ts",
     `${header(reg, "Declarations of idiomatic_commands.js: its table.")}
-/** A command's idiomatic function, given the run-time helpers, the raw command and its \`VkApi\`. */
+/**
+ * A command's idiomatic function, given the run-time helpers, the raw command, its \`VkApi\` and the check of
+ * its handle arguments to run before the call.
+ */
 export type CommandFactory = (
   rt: unknown,
   fn: (...args: never[]) => unknown,
   owner: unknown,
+  check: (...args: unknown[]) => void,
 ) => (...args: unknown[]) => unknown;
 
 /** Defines every command's factory; returns command or alias name -> the factory of its idiomatic function. */

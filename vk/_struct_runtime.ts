@@ -86,13 +86,6 @@ export function mismatch(struct: string, count: string, a: string, na: number, b
   throw new RangeError(`Cannot fill "${count}" of "${struct}": "${a}" has ${na} and "${b}" has ${nb}`);
 }
 
-/** The number of enumerable keys of `v` (its members, for the unknown-member check). */
-export function keys(v: unknown): number {
-  let n = 0;
-  for (const _ in v as object) n++;
-  return n;
-}
-
 /** Throws for the first key of `v` that is not a member of `struct` (`type` names a chain link). */
 export function unknown(v: unknown, struct: string): void {
   const members = layoutOf(struct).members;

@@ -36,6 +36,13 @@ export interface HandleChecks {
    * cheapest that still refuse what would kill the process where the object can tell).
    */
   guard?(command: string, fn: (...args: unknown[]) => unknown): (...args: unknown[]) => unknown;
+  /**
+   * `guard`'s check of `command` apart from the call: a function of the command's first 8 parameters that
+   * throws as `checkArgs` does, for a caller that calls the raw command from a call site of its own (V8 makes
+   * a native command a fast call only at a site that sees one target; a shared wrapper's site sees them all).
+   * Null when nothing needs checking; undefined when only `guard` will do.
+   */
+  precheck?(command: string): ((...args: unknown[]) => void) | null | undefined;
   /** Called after `command` destroyed `handle` outside the object's own commands (a scope's destroy). */
   destroyed?(command: string, handle: unknown): void;
 }
@@ -83,6 +90,35 @@ export function commandNameOf(fn: object): CommandInfo | undefined {
 }
 
 type Fn = (...args: unknown[]) => unknown;
+
+/** A check of a call's first 8 arguments (fewer are passed as `undefined`). */
+export type Check<R = void> = (
+  a: unknown,
+  b: unknown,
+  c: unknown,
+  d: unknown,
+  e: unknown,
+  f: unknown,
+  g: unknown,
+  h: unknown,
+) => R;
+
+/** The check of a command that needs none. */
+export const NO_CHECK: Check = () => {};
+
+/**
+ * Raw command `fn` (`name` of `source`) and the check to run before calling it from a call site of the
+ * caller's own: {@linkcode HandleChecks.precheck}'s where the source offers one, else `fn` behind
+ * {@linkcode withHandleChecks} and no check.
+ */
+export function checkedCall(source: object, name: string, fn: Fn): { fn: Fn; check: Check } {
+  const checks = handleChecksOf(source);
+  if (checks === undefined || names.get(fn)?.checked) return { fn, check: NO_CHECK };
+  const check = checks.precheck?.(name);
+  if (check === null) return { fn, check: NO_CHECK };
+  if (check !== undefined) return { fn, check: check as Check };
+  return { fn: withHandleChecks(source, name, fn), check: NO_CHECK };
+}
 
 /**
  * `fn`, raw command `name` of `source`, behind `source`'s handle checks when it has them and `fn` does not

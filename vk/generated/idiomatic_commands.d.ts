@@ -7,11 +7,15 @@
  * @module
  */
 
-/** A command's idiomatic function, given the run-time helpers, the raw command and its `VkApi`. */
+/**
+ * A command's idiomatic function, given the run-time helpers, the raw command, its `VkApi` and the check of
+ * its handle arguments to run before the call.
+ */
 export type CommandFactory = (
   rt: unknown,
   fn: (...args: never[]) => unknown,
   owner: unknown,
+  check: (...args: unknown[]) => void,
 ) => (...args: unknown[]) => unknown;
 
 /** Defines every command's factory; returns command or alias name -> the factory of its idiomatic function. */

@@ -15,34 +15,51 @@
  */
 export function commands() {
   /** `vkAcquireDrmDisplayEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function acquireDrmDisplayEXT(rt, fn) {
+  function acquireDrmDisplayEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function acquireDrmDisplayEXT(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkAcquireDrmDisplayEXT", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkAcquireDrmDisplayEXT", "physicalDevice");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2;
+      check(a0, a1, a2);
       const r = fn(a0, a1, a2);
       if (r < 0) rt.fail(r, "vkAcquireDrmDisplayEXT");
     };
   }
 
   /** `vkAcquireFullScreenExclusiveModeEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function acquireFullScreenExclusiveModeEXT(rt, fn) {
+  function acquireFullScreenExclusiveModeEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function acquireFullScreenExclusiveModeEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkAcquireFullScreenExclusiveModeEXT", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkAcquireFullScreenExclusiveModeEXT", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
+      check(a0, a1);
       const r = fn(a0, a1);
       if (r < 0) rt.fail(r, "vkAcquireFullScreenExclusiveModeEXT");
     };
   }
 
   /** `vkAcquireNextImage2KHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function acquireNextImage2KHR(rt, fn) {
+  function acquireNextImage2KHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkAcquireNextImageInfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function acquireNextImage2KHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkAcquireNextImage2KHR", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkAcquireNextImage2KHR", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -75,6 +92,7 @@ export function commands() {
             "pAcquireInfo",
           );}
         const a2 = m.at(0);
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkAcquireNextImage2KHR");
         const o2 = rt.scalar(m, 0, "u32");
@@ -97,9 +115,14 @@ export function commands() {
   }
 
   /** `vkAcquireNextImageKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function acquireNextImageKHR(rt, fn) {
+  function acquireNextImageKHR(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function acquireNextImageKHR(u0, u1, u2, u3, u4) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkAcquireNextImageKHR", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkAcquireNextImageKHR", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -108,6 +131,7 @@ export function commands() {
         const a3 = u3 ?? null;
         const a4 = u4 ?? null;
         const a5 = m.at(0);
+        check(a0, a1, a2, a3, a4, a5);
         const r = fn(a0, a1, a2, a3, a4, a5);
         if (r < 0) rt.fail(r, "vkAcquireNextImageKHR");
         const o5 = rt.scalar(m, 0, "u32");
@@ -130,11 +154,16 @@ export function commands() {
   }
 
   /** `vkAcquirePerformanceConfigurationINTEL`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function acquirePerformanceConfigurationINTEL(rt, fn) {
+  function acquirePerformanceConfigurationINTEL(rt, fn, _owner, check) {
     const E0 = rt.entry("VkPerformanceConfigurationAcquireInfoINTEL");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function acquirePerformanceConfigurationINTEL(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkAcquirePerformanceConfigurationINTEL", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkAcquirePerformanceConfigurationINTEL", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -167,6 +196,7 @@ export function commands() {
             "pAcquireInfo",
           );}
         const a2 = m.at(0);
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkAcquirePerformanceConfigurationINTEL");
         const o2 = rt.handle(m, 0);
@@ -178,11 +208,16 @@ export function commands() {
   }
 
   /** `vkAcquireProfilingLockKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function acquireProfilingLockKHR(rt, fn) {
+  function acquireProfilingLockKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkAcquireProfilingLockInfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function acquireProfilingLockKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkAcquireProfilingLockKHR", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkAcquireProfilingLockKHR", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -214,6 +249,7 @@ export function commands() {
             "vkAcquireProfilingLockKHR",
             "pInfo",
           );}
+        check(a0, a1);
         const r = fn(a0, a1);
         if (r < 0) rt.fail(r, "vkAcquireProfilingLockKHR");
       } finally {
@@ -223,34 +259,51 @@ export function commands() {
   }
 
   /** `vkAcquireWinrtDisplayNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function acquireWinrtDisplayNV(rt, fn) {
+  function acquireWinrtDisplayNV(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function acquireWinrtDisplayNV(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkAcquireWinrtDisplayNV", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkAcquireWinrtDisplayNV", "physicalDevice");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
+      check(a0, a1);
       const r = fn(a0, a1);
       if (r < 0) rt.fail(r, "vkAcquireWinrtDisplayNV");
     };
   }
 
   /** `vkAcquireXlibDisplayEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function acquireXlibDisplayEXT(rt, fn) {
+  function acquireXlibDisplayEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function acquireXlibDisplayEXT(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkAcquireXlibDisplayEXT", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkAcquireXlibDisplayEXT", "physicalDevice");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ?? null;
       const a2 = u2;
+      check(a0, a1, a2);
       const r = fn(a0, a1, a2);
       if (r < 0) rt.fail(r, "vkAcquireXlibDisplayEXT");
     };
   }
 
   /** `vkAllocateCommandBuffers`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function allocateCommandBuffers(rt, fn) {
+  function allocateCommandBuffers(rt, fn, _owner, check) {
     const E0 = rt.entry("VkCommandBufferAllocateInfo");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function allocateCommandBuffers(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkAllocateCommandBuffers", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkAllocateCommandBuffers", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -285,6 +338,7 @@ export function commands() {
         const n2 = rt.memberCount(u1, "VkCommandBufferAllocateInfo", "commandBufferCount");
         const b2 = rt.outArray(m, "handle", "VkCommandBuffer", n2);
         const a2 = m.pointer(b2);
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkAllocateCommandBuffers");
         const o2 = rt.readArray("handle", "VkCommandBuffer", b2, n2);
@@ -296,11 +350,16 @@ export function commands() {
   }
 
   /** `vkAllocateDescriptorSets`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function allocateDescriptorSets(rt, fn) {
+  function allocateDescriptorSets(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDescriptorSetAllocateInfo");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function allocateDescriptorSets(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkAllocateDescriptorSets", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkAllocateDescriptorSets", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -335,6 +394,7 @@ export function commands() {
         const n2 = rt.memberCount(u1, "VkDescriptorSetAllocateInfo", "descriptorSetCount");
         const b2 = rt.outArray(m, "handle", "VkDescriptorSet", n2);
         const a2 = m.pointer(b2);
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkAllocateDescriptorSets");
         const o2 = rt.readArray("handle", "VkDescriptorSet", b2, n2);
@@ -346,11 +406,16 @@ export function commands() {
   }
 
   /** `vkAllocateMemory`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function allocateMemory(rt, fn, owner) {
+  function allocateMemory(rt, fn, owner, check) {
     const E0 = rt.entry("VkMemoryAllocateInfo");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function allocateMemory(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkAllocateMemory", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkAllocateMemory", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -367,6 +432,7 @@ export function commands() {
         } else a1 = rt.struct(m, E0, "VkMemoryAllocateInfo", u1, false, "vkAllocateMemory", "pAllocateInfo");
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkAllocateMemory");
         const o3 = rt.handle(m, 0);
@@ -379,11 +445,16 @@ export function commands() {
   }
 
   /** `vkAntiLagUpdateAMD`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function antiLagUpdateAMD(rt, fn) {
+  function antiLagUpdateAMD(rt, fn, _owner, check) {
     const E0 = rt.entry("VkAntiLagDataAMD");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function antiLagUpdateAMD(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkAntiLagUpdateAMD", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkAntiLagUpdateAMD", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -398,6 +469,7 @@ export function commands() {
             a1 = rt.refit(m, top, e, E0, "VkAntiLagDataAMD", [u1], "vkAntiLagUpdateAMD", "pData");
           }
         } else a1 = rt.struct(m, E0, "VkAntiLagDataAMD", u1, false, "vkAntiLagUpdateAMD", "pData");
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -406,11 +478,16 @@ export function commands() {
   }
 
   /** `vkBeginCommandBuffer`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function beginCommandBuffer(rt, fn) {
+  function beginCommandBuffer(rt, fn, _owner, check) {
     const E0 = rt.entry("VkCommandBufferBeginInfo");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function beginCommandBuffer(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkBeginCommandBuffer", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkBeginCommandBuffer", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -442,6 +519,7 @@ export function commands() {
             "vkBeginCommandBuffer",
             "pBeginInfo",
           );}
+        check(a0, a1);
         const r = fn(a0, a1);
         if (r < 0) rt.fail(r, "vkBeginCommandBuffer");
       } finally {
@@ -451,11 +529,16 @@ export function commands() {
   }
 
   /** `vkBindAccelerationStructureMemoryNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function bindAccelerationStructureMemoryNV(rt, fn) {
+  function bindAccelerationStructureMemoryNV(rt, fn, _owner, check) {
     const E0 = rt.entry("VkBindAccelerationStructureMemoryInfoNV");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function bindAccelerationStructureMemoryNV(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkBindAccelerationStructureMemoryNV", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkBindAccelerationStructureMemoryNV", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -490,6 +573,7 @@ export function commands() {
           );}
         const n1_0 = rt.len(u1, "struct", "vkBindAccelerationStructureMemoryNV", "pBindInfos");
         const a1 = n1_0;
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkBindAccelerationStructureMemoryNV");
       } finally {
@@ -499,24 +583,35 @@ export function commands() {
   }
 
   /** `vkBindBufferMemory`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function bindBufferMemory(rt, fn) {
+  function bindBufferMemory(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function bindBufferMemory(u0, u1, u2, u3) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkBindBufferMemory", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkBindBufferMemory", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2;
       const a3 = u3;
+      check(a0, a1, a2, a3);
       const r = fn(a0, a1, a2, a3);
       if (r < 0) rt.fail(r, "vkBindBufferMemory");
     };
   }
 
   /** `vkBindBufferMemory2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function bindBufferMemory2(rt, fn) {
+  function bindBufferMemory2(rt, fn, _owner, check) {
     const E0 = rt.entry("VkBindBufferMemoryInfo");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function bindBufferMemory2(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkBindBufferMemory2", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkBindBufferMemory2", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -542,6 +637,7 @@ export function commands() {
           );}
         const n1_0 = rt.len(u1, "struct", "vkBindBufferMemory2", "pBindInfos");
         const a1 = n1_0;
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkBindBufferMemory2");
       } finally {
@@ -551,11 +647,16 @@ export function commands() {
   }
 
   /** `vkBindDataGraphPipelineSessionMemoryARM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function bindDataGraphPipelineSessionMemoryARM(rt, fn) {
+  function bindDataGraphPipelineSessionMemoryARM(rt, fn, _owner, check) {
     const E0 = rt.entry("VkBindDataGraphPipelineSessionMemoryInfoARM");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function bindDataGraphPipelineSessionMemoryARM(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkBindDataGraphPipelineSessionMemoryARM", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkBindDataGraphPipelineSessionMemoryARM", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -590,6 +691,7 @@ export function commands() {
           );}
         const n1_0 = rt.len(u1, "struct", "vkBindDataGraphPipelineSessionMemoryARM", "pBindInfos");
         const a1 = n1_0;
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkBindDataGraphPipelineSessionMemoryARM");
       } finally {
@@ -599,24 +701,35 @@ export function commands() {
   }
 
   /** `vkBindImageMemory`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function bindImageMemory(rt, fn) {
+  function bindImageMemory(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function bindImageMemory(u0, u1, u2, u3) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkBindImageMemory", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkBindImageMemory", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2;
       const a3 = u3;
+      check(a0, a1, a2, a3);
       const r = fn(a0, a1, a2, a3);
       if (r < 0) rt.fail(r, "vkBindImageMemory");
     };
   }
 
   /** `vkBindImageMemory2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function bindImageMemory2(rt, fn) {
+  function bindImageMemory2(rt, fn, _owner, check) {
     const E0 = rt.entry("VkBindImageMemoryInfo");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function bindImageMemory2(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkBindImageMemory2", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkBindImageMemory2", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -642,6 +755,7 @@ export function commands() {
           );}
         const n1_0 = rt.len(u1, "struct", "vkBindImageMemory2", "pBindInfos");
         const a1 = n1_0;
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkBindImageMemory2");
       } finally {
@@ -651,25 +765,36 @@ export function commands() {
   }
 
   /** `vkBindOpticalFlowSessionImageNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function bindOpticalFlowSessionImageNV(rt, fn) {
+  function bindOpticalFlowSessionImageNV(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function bindOpticalFlowSessionImageNV(u0, u1, u2, u3, u4) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkBindOpticalFlowSessionImageNV", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkBindOpticalFlowSessionImageNV", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2;
       const a3 = u3 ?? null;
       const a4 = u4;
+      check(a0, a1, a2, a3, a4);
       const r = fn(a0, a1, a2, a3, a4);
       if (r < 0) rt.fail(r, "vkBindOpticalFlowSessionImageNV");
     };
   }
 
   /** `vkBindTensorMemoryARM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function bindTensorMemoryARM(rt, fn) {
+  function bindTensorMemoryARM(rt, fn, _owner, check) {
     const E0 = rt.entry("VkBindTensorMemoryInfoARM");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function bindTensorMemoryARM(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkBindTensorMemoryARM", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkBindTensorMemoryARM", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -704,6 +829,7 @@ export function commands() {
           );}
         const n1_0 = rt.len(u1, "struct", "vkBindTensorMemoryARM", "pBindInfos");
         const a1 = n1_0;
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkBindTensorMemoryARM");
       } finally {
@@ -713,11 +839,16 @@ export function commands() {
   }
 
   /** `vkBindVideoSessionMemoryKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function bindVideoSessionMemoryKHR(rt, fn) {
+  function bindVideoSessionMemoryKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkBindVideoSessionMemoryInfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function bindVideoSessionMemoryKHR(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkBindVideoSessionMemoryKHR", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkBindVideoSessionMemoryKHR", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -753,6 +884,7 @@ export function commands() {
           );}
         const n2_0 = rt.len(u2, "struct", "vkBindVideoSessionMemoryKHR", "pBindSessionMemoryInfos");
         const a2 = n2_0;
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkBindVideoSessionMemoryKHR");
       } finally {
@@ -762,11 +894,16 @@ export function commands() {
   }
 
   /** `vkBuildAccelerationStructuresKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function buildAccelerationStructuresKHR(rt, fn) {
+  function buildAccelerationStructuresKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkAccelerationStructureBuildGeometryInfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function buildAccelerationStructuresKHR(u0, u1, u2, u3) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkBuildAccelerationStructuresKHR", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkBuildAccelerationStructuresKHR", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -807,6 +944,7 @@ export function commands() {
           rt.mismatch("vkBuildAccelerationStructuresKHR", "pInfos", n2_0, "ppBuildRangeInfos", n2_1);
         }
         const a2 = n2_0;
+        check(a0, a1, a2, a3, a4);
         const r = fn(a0, a1, a2, a3, a4);
         if (r < 0) rt.fail(r, "vkBuildAccelerationStructuresKHR");
         return r === 0
@@ -823,11 +961,16 @@ export function commands() {
   }
 
   /** `vkBuildMicromapsEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function buildMicromapsEXT(rt, fn) {
+  function buildMicromapsEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkMicromapBuildInfoEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function buildMicromapsEXT(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkBuildMicromapsEXT", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkBuildMicromapsEXT", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -854,6 +997,7 @@ export function commands() {
           );}
         const n2_0 = rt.len(u2, "struct", "vkBuildMicromapsEXT", "pInfos");
         const a2 = n2_0;
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkBuildMicromapsEXT");
         return r === 0
@@ -870,21 +1014,32 @@ export function commands() {
   }
 
   /** `vkClearShaderInstrumentationMetricsARM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function clearShaderInstrumentationMetricsARM(rt, fn) {
+  function clearShaderInstrumentationMetricsARM(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function clearShaderInstrumentationMetricsARM(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkClearShaderInstrumentationMetricsARM", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkClearShaderInstrumentationMetricsARM", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
+      check(a0, a1);
       fn(a0, a1);
     };
   }
 
   /** `vkCmdBeginConditionalRendering2EXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdBeginConditionalRendering2EXT(rt, fn) {
+  function cmdBeginConditionalRendering2EXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkConditionalRenderingBeginInfo2EXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdBeginConditionalRendering2EXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBeginConditionalRendering2EXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBeginConditionalRendering2EXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -916,6 +1071,7 @@ export function commands() {
             "vkCmdBeginConditionalRendering2EXT",
             "pConditionalRenderingBegin",
           );}
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -924,11 +1080,16 @@ export function commands() {
   }
 
   /** `vkCmdBeginConditionalRenderingEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdBeginConditionalRenderingEXT(rt, fn) {
+  function cmdBeginConditionalRenderingEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkConditionalRenderingBeginInfoEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdBeginConditionalRenderingEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBeginConditionalRenderingEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBeginConditionalRenderingEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -960,6 +1121,7 @@ export function commands() {
             "vkCmdBeginConditionalRenderingEXT",
             "pConditionalRenderingBegin",
           );}
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -968,11 +1130,16 @@ export function commands() {
   }
 
   /** `vkCmdBeginCustomResolveEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdBeginCustomResolveEXT(rt, fn) {
+  function cmdBeginCustomResolveEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkBeginCustomResolveInfoEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdBeginCustomResolveEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBeginCustomResolveEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBeginCustomResolveEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -1004,6 +1171,7 @@ export function commands() {
             "vkCmdBeginCustomResolveEXT",
             "pBeginCustomResolveInfo",
           );}
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -1012,11 +1180,16 @@ export function commands() {
   }
 
   /** `vkCmdBeginDebugUtilsLabelEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdBeginDebugUtilsLabelEXT(rt, fn) {
+  function cmdBeginDebugUtilsLabelEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDebugUtilsLabelEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdBeginDebugUtilsLabelEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBeginDebugUtilsLabelEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBeginDebugUtilsLabelEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -1048,6 +1221,7 @@ export function commands() {
             "vkCmdBeginDebugUtilsLabelEXT",
             "pLabelInfo",
           );}
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -1056,11 +1230,16 @@ export function commands() {
   }
 
   /** `vkCmdBeginGpaSampleAMD`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdBeginGpaSampleAMD(rt, fn) {
+  function cmdBeginGpaSampleAMD(rt, fn, _owner, check) {
     const E0 = rt.entry("VkGpaSampleBeginInfoAMD");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdBeginGpaSampleAMD(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBeginGpaSampleAMD", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBeginGpaSampleAMD", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -1094,6 +1273,7 @@ export function commands() {
             "pGpaSampleBeginInfo",
           );}
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCmdBeginGpaSampleAMD");
         const o3 = rt.scalar(m, 0, "u32");
@@ -1105,22 +1285,33 @@ export function commands() {
   }
 
   /** `vkCmdBeginGpaSessionAMD`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdBeginGpaSessionAMD(rt, fn) {
+  function cmdBeginGpaSessionAMD(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdBeginGpaSessionAMD(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBeginGpaSessionAMD", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBeginGpaSessionAMD", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
+      check(a0, a1);
       const r = fn(a0, a1);
       if (r < 0) rt.fail(r, "vkCmdBeginGpaSessionAMD");
     };
   }
 
   /** `vkCmdBeginPerTileExecutionQCOM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdBeginPerTileExecutionQCOM(rt, fn) {
+  function cmdBeginPerTileExecutionQCOM(rt, fn, _owner, check) {
     const E0 = rt.entry("VkPerTileBeginInfoQCOM");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdBeginPerTileExecutionQCOM(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBeginPerTileExecutionQCOM", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBeginPerTileExecutionQCOM", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -1152,6 +1343,7 @@ export function commands() {
             "vkCmdBeginPerTileExecutionQCOM",
             "pPerTileBeginInfo",
           );}
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -1160,36 +1352,53 @@ export function commands() {
   }
 
   /** `vkCmdBeginQuery`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdBeginQuery(rt, fn) {
+  function cmdBeginQuery(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdBeginQuery(u0, u1, u2, u3) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBeginQuery", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBeginQuery", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2;
       const a3 = u3 ?? 0;
+      check(a0, a1, a2, a3);
       fn(a0, a1, a2, a3);
     };
   }
 
   /** `vkCmdBeginQueryIndexedEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdBeginQueryIndexedEXT(rt, fn) {
+  function cmdBeginQueryIndexedEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdBeginQueryIndexedEXT(u0, u1, u2, u3, u4) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBeginQueryIndexedEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBeginQueryIndexedEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2;
       const a3 = u3 ?? 0;
       const a4 = u4;
+      check(a0, a1, a2, a3, a4);
       fn(a0, a1, a2, a3, a4);
     };
   }
 
   /** `vkCmdBeginRenderPass`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdBeginRenderPass(rt, fn) {
+  function cmdBeginRenderPass(rt, fn, _owner, check) {
     const E0 = rt.entry("VkRenderPassBeginInfo");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdBeginRenderPass(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBeginRenderPass", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBeginRenderPass", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -1222,6 +1431,7 @@ export function commands() {
             "pRenderPassBegin",
           );}
         const a2 = u2;
+        check(a0, a1, a2);
         fn(a0, a1, a2);
       } finally {
         rt.leave(m);
@@ -1230,13 +1440,18 @@ export function commands() {
   }
 
   /** `vkCmdBeginRenderPass2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdBeginRenderPass2(rt, fn) {
+  function cmdBeginRenderPass2(rt, fn, _owner, check) {
     const E0 = rt.entry("VkRenderPassBeginInfo");
     const W0 = E0[0];
     const E1 = rt.entry("VkSubpassBeginInfo");
     const W1 = E1[0];
+    let passed = null, passedAt = -1;
     return function cmdBeginRenderPass2(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBeginRenderPass2", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBeginRenderPass2", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -1296,6 +1511,7 @@ export function commands() {
             "vkCmdBeginRenderPass2",
             "pSubpassBeginInfo",
           );}
+        check(a0, a1, a2);
         fn(a0, a1, a2);
       } finally {
         rt.leave(m);
@@ -1304,11 +1520,16 @@ export function commands() {
   }
 
   /** `vkCmdBeginRendering`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdBeginRendering(rt, fn) {
+  function cmdBeginRendering(rt, fn, _owner, check) {
     const E0 = rt.entry("VkRenderingInfo");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdBeginRendering(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBeginRendering", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBeginRendering", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -1323,6 +1544,7 @@ export function commands() {
             a1 = rt.refit(m, top, e, E0, "VkRenderingInfo", [u1], "vkCmdBeginRendering", "pRenderingInfo");
           }
         } else a1 = rt.struct(m, E0, "VkRenderingInfo", u1, false, "vkCmdBeginRendering", "pRenderingInfo");
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -1331,21 +1553,32 @@ export function commands() {
   }
 
   /** `vkCmdBeginShaderInstrumentationARM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdBeginShaderInstrumentationARM(rt, fn) {
+  function cmdBeginShaderInstrumentationARM(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdBeginShaderInstrumentationARM(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBeginShaderInstrumentationARM", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBeginShaderInstrumentationARM", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
+      check(a0, a1);
       fn(a0, a1);
     };
   }
 
   /** `vkCmdBeginTransformFeedback2EXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdBeginTransformFeedback2EXT(rt, fn) {
+  function cmdBeginTransformFeedback2EXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkBindTransformFeedbackBuffer2InfoEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdBeginTransformFeedback2EXT(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBeginTransformFeedback2EXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBeginTransformFeedback2EXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -1381,6 +1614,7 @@ export function commands() {
           );}
         const n2_0 = rt.len(u2, "struct", "vkCmdBeginTransformFeedback2EXT", "pCounterInfos");
         const a2 = n2_0;
+        check(a0, a1, a2, a3);
         fn(a0, a1, a2, a3);
       } finally {
         rt.leave(m);
@@ -1389,9 +1623,14 @@ export function commands() {
   }
 
   /** `vkCmdBeginTransformFeedbackEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdBeginTransformFeedbackEXT(rt, fn) {
+  function cmdBeginTransformFeedbackEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdBeginTransformFeedbackEXT(u0, u1, u2, u3) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBeginTransformFeedbackEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBeginTransformFeedbackEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -1418,6 +1657,7 @@ export function commands() {
           );
         }
         const a2 = n2_0;
+        check(a0, a1, a2, a3, a4);
         fn(a0, a1, a2, a3, a4);
       } finally {
         rt.leave(m);
@@ -1426,11 +1666,16 @@ export function commands() {
   }
 
   /** `vkCmdBeginVideoCodingKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdBeginVideoCodingKHR(rt, fn) {
+  function cmdBeginVideoCodingKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkVideoBeginCodingInfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdBeginVideoCodingKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBeginVideoCodingKHR", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBeginVideoCodingKHR", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -1462,6 +1707,7 @@ export function commands() {
             "vkCmdBeginVideoCodingKHR",
             "pBeginInfo",
           );}
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -1470,11 +1716,16 @@ export function commands() {
   }
 
   /** `vkCmdBindDescriptorBufferEmbeddedSamplers2EXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdBindDescriptorBufferEmbeddedSamplers2EXT(rt, fn) {
+  function cmdBindDescriptorBufferEmbeddedSamplers2EXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkBindDescriptorBufferEmbeddedSamplersInfoEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdBindDescriptorBufferEmbeddedSamplers2EXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBindDescriptorBufferEmbeddedSamplers2EXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBindDescriptorBufferEmbeddedSamplers2EXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -1506,6 +1757,7 @@ export function commands() {
             "vkCmdBindDescriptorBufferEmbeddedSamplers2EXT",
             "pBindDescriptorBufferEmbeddedSamplersInfo",
           );}
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -1514,23 +1766,34 @@ export function commands() {
   }
 
   /** `vkCmdBindDescriptorBufferEmbeddedSamplersEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdBindDescriptorBufferEmbeddedSamplersEXT(rt, fn) {
+  function cmdBindDescriptorBufferEmbeddedSamplersEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdBindDescriptorBufferEmbeddedSamplersEXT(u0, u1, u2, u3) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBindDescriptorBufferEmbeddedSamplersEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBindDescriptorBufferEmbeddedSamplersEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2;
       const a3 = u3;
+      check(a0, a1, a2, a3);
       fn(a0, a1, a2, a3);
     };
   }
 
   /** `vkCmdBindDescriptorBuffersEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdBindDescriptorBuffersEXT(rt, fn) {
+  function cmdBindDescriptorBuffersEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDescriptorBufferBindingInfoEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdBindDescriptorBuffersEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBindDescriptorBuffersEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBindDescriptorBuffersEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -1565,6 +1828,7 @@ export function commands() {
           );}
         const n1_0 = rt.len(u1, "struct", "vkCmdBindDescriptorBuffersEXT", "pBindingInfos");
         const a1 = n1_0;
+        check(a0, a1, a2);
         fn(a0, a1, a2);
       } finally {
         rt.leave(m);
@@ -1573,9 +1837,14 @@ export function commands() {
   }
 
   /** `vkCmdBindDescriptorSets`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdBindDescriptorSets(rt, fn) {
+  function cmdBindDescriptorSets(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdBindDescriptorSets(u0, u1, u2, u3, u4, u5) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBindDescriptorSets", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBindDescriptorSets", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -1588,6 +1857,7 @@ export function commands() {
         const a4 = n4_0;
         const n6_0 = rt.len(u5, "scalar", "vkCmdBindDescriptorSets", "pDynamicOffsets");
         const a6 = n6_0;
+        check(a0, a1, a2, a3, a4, a5, a6, a7);
         fn(a0, a1, a2, a3, a4, a5, a6, a7);
       } finally {
         rt.leave(m);
@@ -1596,11 +1866,16 @@ export function commands() {
   }
 
   /** `vkCmdBindDescriptorSets2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdBindDescriptorSets2(rt, fn) {
+  function cmdBindDescriptorSets2(rt, fn, _owner, check) {
     const E0 = rt.entry("VkBindDescriptorSetsInfo");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdBindDescriptorSets2(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBindDescriptorSets2", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBindDescriptorSets2", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -1632,6 +1907,7 @@ export function commands() {
             "vkCmdBindDescriptorSets2",
             "pBindDescriptorSetsInfo",
           );}
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -1640,36 +1916,53 @@ export function commands() {
   }
 
   /** `vkCmdBindIndexBuffer`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdBindIndexBuffer(rt, fn) {
+  function cmdBindIndexBuffer(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdBindIndexBuffer(u0, u1, u2, u3) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBindIndexBuffer", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBindIndexBuffer", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ?? null;
       const a2 = u2;
       const a3 = u3;
+      check(a0, a1, a2, a3);
       fn(a0, a1, a2, a3);
     };
   }
 
   /** `vkCmdBindIndexBuffer2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdBindIndexBuffer2(rt, fn) {
+  function cmdBindIndexBuffer2(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdBindIndexBuffer2(u0, u1, u2, u3, u4) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBindIndexBuffer2", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBindIndexBuffer2", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ?? null;
       const a2 = u2;
       const a3 = u3;
       const a4 = u4;
+      check(a0, a1, a2, a3, a4);
       fn(a0, a1, a2, a3, a4);
     };
   }
 
   /** `vkCmdBindIndexBuffer3KHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdBindIndexBuffer3KHR(rt, fn) {
+  function cmdBindIndexBuffer3KHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkBindIndexBuffer3InfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdBindIndexBuffer3KHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBindIndexBuffer3KHR", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBindIndexBuffer3KHR", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -1701,6 +1994,7 @@ export function commands() {
             "vkCmdBindIndexBuffer3KHR",
             "pInfo",
           );}
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -1709,45 +2003,68 @@ export function commands() {
   }
 
   /** `vkCmdBindInvocationMaskHUAWEI`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdBindInvocationMaskHUAWEI(rt, fn) {
+  function cmdBindInvocationMaskHUAWEI(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdBindInvocationMaskHUAWEI(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBindInvocationMaskHUAWEI", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBindInvocationMaskHUAWEI", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ?? null;
       const a2 = u2;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkCmdBindPipeline`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdBindPipeline(rt, fn) {
+  function cmdBindPipeline(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdBindPipeline(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBindPipeline", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBindPipeline", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkCmdBindPipelineShaderGroupNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdBindPipelineShaderGroupNV(rt, fn) {
+  function cmdBindPipelineShaderGroupNV(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdBindPipelineShaderGroupNV(u0, u1, u2, u3) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBindPipelineShaderGroupNV", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBindPipelineShaderGroupNV", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2;
       const a3 = u3;
+      check(a0, a1, a2, a3);
       fn(a0, a1, a2, a3);
     };
   }
 
   /** `vkCmdBindResourceHeapEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdBindResourceHeapEXT(rt, fn) {
+  function cmdBindResourceHeapEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkBindHeapInfoEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdBindResourceHeapEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBindResourceHeapEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBindResourceHeapEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -1762,6 +2079,7 @@ export function commands() {
             a1 = rt.refit(m, top, e, E0, "VkBindHeapInfoEXT", [u1], "vkCmdBindResourceHeapEXT", "pBindInfo");
           }
         } else a1 = rt.struct(m, E0, "VkBindHeapInfoEXT", u1, false, "vkCmdBindResourceHeapEXT", "pBindInfo");
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -1770,11 +2088,16 @@ export function commands() {
   }
 
   /** `vkCmdBindSamplerHeapEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdBindSamplerHeapEXT(rt, fn) {
+  function cmdBindSamplerHeapEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkBindHeapInfoEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdBindSamplerHeapEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBindSamplerHeapEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBindSamplerHeapEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -1789,6 +2112,7 @@ export function commands() {
             a1 = rt.refit(m, top, e, E0, "VkBindHeapInfoEXT", [u1], "vkCmdBindSamplerHeapEXT", "pBindInfo");
           }
         } else a1 = rt.struct(m, E0, "VkBindHeapInfoEXT", u1, false, "vkCmdBindSamplerHeapEXT", "pBindInfo");
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -1797,9 +2121,14 @@ export function commands() {
   }
 
   /** `vkCmdBindShadersEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdBindShadersEXT(rt, fn) {
+  function cmdBindShadersEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdBindShadersEXT(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBindShadersEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBindShadersEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -1811,6 +2140,7 @@ export function commands() {
           rt.mismatch("vkCmdBindShadersEXT", "pStages", n1_0, "pShaders", n1_1);
         }
         const a1 = n1_0;
+        check(a0, a1, a2, a3);
         fn(a0, a1, a2, a3);
       } finally {
         rt.leave(m);
@@ -1819,22 +2149,33 @@ export function commands() {
   }
 
   /** `vkCmdBindShadingRateImageNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdBindShadingRateImageNV(rt, fn) {
+  function cmdBindShadingRateImageNV(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdBindShadingRateImageNV(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBindShadingRateImageNV", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBindShadingRateImageNV", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ?? null;
       const a2 = u2;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkCmdBindTileMemoryQCOM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdBindTileMemoryQCOM(rt, fn) {
+  function cmdBindTileMemoryQCOM(rt, fn, _owner, check) {
     const E0 = rt.entry("VkTileMemoryBindInfoQCOM");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdBindTileMemoryQCOM(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBindTileMemoryQCOM", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBindTileMemoryQCOM", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -1866,6 +2207,7 @@ export function commands() {
             "vkCmdBindTileMemoryQCOM",
             "pTileMemoryBindInfo",
           );}
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -1874,11 +2216,16 @@ export function commands() {
   }
 
   /** `vkCmdBindTransformFeedbackBuffers2EXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdBindTransformFeedbackBuffers2EXT(rt, fn) {
+  function cmdBindTransformFeedbackBuffers2EXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkBindTransformFeedbackBuffer2InfoEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdBindTransformFeedbackBuffers2EXT(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBindTransformFeedbackBuffers2EXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBindTransformFeedbackBuffers2EXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -1914,6 +2261,7 @@ export function commands() {
           );}
         const n2_0 = rt.len(u2, "struct", "vkCmdBindTransformFeedbackBuffers2EXT", "pBindingInfos");
         const a2 = n2_0;
+        check(a0, a1, a2, a3);
         fn(a0, a1, a2, a3);
       } finally {
         rt.leave(m);
@@ -1922,9 +2270,14 @@ export function commands() {
   }
 
   /** `vkCmdBindTransformFeedbackBuffersEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdBindTransformFeedbackBuffersEXT(rt, fn) {
+  function cmdBindTransformFeedbackBuffersEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdBindTransformFeedbackBuffersEXT(u0, u1, u2, u3, u4) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBindTransformFeedbackBuffersEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBindTransformFeedbackBuffersEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -1950,6 +2303,7 @@ export function commands() {
           rt.mismatch("vkCmdBindTransformFeedbackBuffersEXT", "pBuffers", n2_0, "pSizes", n2_2);
         }
         const a2 = n2_0;
+        check(a0, a1, a2, a3, a4, a5);
         fn(a0, a1, a2, a3, a4, a5);
       } finally {
         rt.leave(m);
@@ -1958,9 +2312,14 @@ export function commands() {
   }
 
   /** `vkCmdBindVertexBuffers`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdBindVertexBuffers(rt, fn) {
+  function cmdBindVertexBuffers(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdBindVertexBuffers(u0, u1, u2, u3) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBindVertexBuffers", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBindVertexBuffers", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -1973,6 +2332,7 @@ export function commands() {
           rt.mismatch("vkCmdBindVertexBuffers", "pBuffers", n2_0, "pOffsets", n2_1);
         }
         const a2 = n2_0;
+        check(a0, a1, a2, a3, a4);
         fn(a0, a1, a2, a3, a4);
       } finally {
         rt.leave(m);
@@ -1981,9 +2341,14 @@ export function commands() {
   }
 
   /** `vkCmdBindVertexBuffers2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdBindVertexBuffers2(rt, fn) {
+  function cmdBindVertexBuffers2(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdBindVertexBuffers2(u0, u1, u2, u3, u4, u5) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBindVertexBuffers2", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBindVertexBuffers2", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -2006,6 +2371,7 @@ export function commands() {
           rt.mismatch("vkCmdBindVertexBuffers2", "pBuffers", n2_0, "pStrides", n2_3);
         }
         const a2 = n2_0;
+        check(a0, a1, a2, a3, a4, a5, a6);
         fn(a0, a1, a2, a3, a4, a5, a6);
       } finally {
         rt.leave(m);
@@ -2014,11 +2380,16 @@ export function commands() {
   }
 
   /** `vkCmdBindVertexBuffers3KHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdBindVertexBuffers3KHR(rt, fn) {
+  function cmdBindVertexBuffers3KHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkBindVertexBuffer3InfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdBindVertexBuffers3KHR(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBindVertexBuffers3KHR", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBindVertexBuffers3KHR", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -2054,6 +2425,7 @@ export function commands() {
           );}
         const n2_0 = rt.len(u2, "struct", "vkCmdBindVertexBuffers3KHR", "pBindingInfos");
         const a2 = n2_0;
+        check(a0, a1, a2, a3);
         fn(a0, a1, a2, a3);
       } finally {
         rt.leave(m);
@@ -2062,11 +2434,16 @@ export function commands() {
   }
 
   /** `vkCmdBlitImage`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdBlitImage(rt, fn) {
+  function cmdBlitImage(rt, fn, _owner, check) {
     const E0 = rt.entry("VkImageBlit");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdBlitImage(u0, u1, u2, u3, u4, u5, u6) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBlitImage", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBlitImage", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -2088,6 +2465,7 @@ export function commands() {
         const a7 = u6;
         const n5_0 = rt.len(u5, "struct", "vkCmdBlitImage", "pRegions");
         const a5 = n5_0;
+        check(a0, a1, a2, a3, a4, a5, a6, a7);
         fn(a0, a1, a2, a3, a4, a5, a6, a7);
       } finally {
         rt.leave(m);
@@ -2096,11 +2474,16 @@ export function commands() {
   }
 
   /** `vkCmdBlitImage2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdBlitImage2(rt, fn) {
+  function cmdBlitImage2(rt, fn, _owner, check) {
     const E0 = rt.entry("VkBlitImageInfo2");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdBlitImage2(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBlitImage2", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBlitImage2", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -2115,6 +2498,7 @@ export function commands() {
             a1 = rt.refit(m, top, e, E0, "VkBlitImageInfo2", [u1], "vkCmdBlitImage2", "pBlitImageInfo");
           }
         } else a1 = rt.struct(m, E0, "VkBlitImageInfo2", u1, false, "vkCmdBlitImage2", "pBlitImageInfo");
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -2123,11 +2507,16 @@ export function commands() {
   }
 
   /** `vkCmdBuildAccelerationStructureNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdBuildAccelerationStructureNV(rt, fn) {
+  function cmdBuildAccelerationStructureNV(rt, fn, _owner, check) {
     const E0 = rt.entry("VkAccelerationStructureInfoNV");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdBuildAccelerationStructureNV(u0, u1, u2, u3, u4, u5, u6, u7, u8) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBuildAccelerationStructureNV", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBuildAccelerationStructureNV", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -2166,6 +2555,7 @@ export function commands() {
         const a6 = u6 ?? null;
         const a7 = u7;
         const a8 = u8;
+        check(a0, a1, a2, a3, a4, a5, a6, a7);
         fn(a0, a1, a2, a3, a4, a5, a6, a7, a8);
       } finally {
         rt.leave(m);
@@ -2174,11 +2564,16 @@ export function commands() {
   }
 
   /** `vkCmdBuildAccelerationStructuresIndirectKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdBuildAccelerationStructuresIndirectKHR(rt, fn) {
+  function cmdBuildAccelerationStructuresIndirectKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkAccelerationStructureBuildGeometryInfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdBuildAccelerationStructuresIndirectKHR(u0, u1, u2, u3, u4) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBuildAccelerationStructuresIndirectKHR", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBuildAccelerationStructuresIndirectKHR", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -2272,6 +2667,7 @@ export function commands() {
           );
         }
         const a1 = n1_0;
+        check(a0, a1, a2, a3, a4, a5);
         fn(a0, a1, a2, a3, a4, a5);
       } finally {
         rt.leave(m);
@@ -2280,11 +2676,16 @@ export function commands() {
   }
 
   /** `vkCmdBuildAccelerationStructuresKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdBuildAccelerationStructuresKHR(rt, fn) {
+  function cmdBuildAccelerationStructuresKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkAccelerationStructureBuildGeometryInfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdBuildAccelerationStructuresKHR(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBuildAccelerationStructuresKHR", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBuildAccelerationStructuresKHR", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -2324,6 +2725,7 @@ export function commands() {
           rt.mismatch("vkCmdBuildAccelerationStructuresKHR", "pInfos", n1_0, "ppBuildRangeInfos", n1_1);
         }
         const a1 = n1_0;
+        check(a0, a1, a2, a3);
         fn(a0, a1, a2, a3);
       } finally {
         rt.leave(m);
@@ -2332,11 +2734,18 @@ export function commands() {
   }
 
   /** `vkCmdBuildClusterAccelerationStructureIndirectNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdBuildClusterAccelerationStructureIndirectNV(rt, fn) {
+  function cmdBuildClusterAccelerationStructureIndirectNV(rt, fn, _owner, check) {
     const E0 = rt.entry("VkClusterAccelerationStructureCommandsInfoNV");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdBuildClusterAccelerationStructureIndirectNV(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBuildClusterAccelerationStructureIndirectNV", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) {
+          rt.gone(u0, "vkCmdBuildClusterAccelerationStructureIndirectNV", "commandBuffer");
+        }
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -2368,6 +2777,7 @@ export function commands() {
             "vkCmdBuildClusterAccelerationStructureIndirectNV",
             "pCommandInfos",
           );}
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -2376,11 +2786,16 @@ export function commands() {
   }
 
   /** `vkCmdBuildMicromapsEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdBuildMicromapsEXT(rt, fn) {
+  function cmdBuildMicromapsEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkMicromapBuildInfoEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdBuildMicromapsEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBuildMicromapsEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBuildMicromapsEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -2406,6 +2821,7 @@ export function commands() {
           );}
         const n1_0 = rt.len(u1, "struct", "vkCmdBuildMicromapsEXT", "pInfos");
         const a1 = n1_0;
+        check(a0, a1, a2);
         fn(a0, a1, a2);
       } finally {
         rt.leave(m);
@@ -2414,11 +2830,16 @@ export function commands() {
   }
 
   /** `vkCmdBuildPartitionedAccelerationStructuresNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdBuildPartitionedAccelerationStructuresNV(rt, fn) {
+  function cmdBuildPartitionedAccelerationStructuresNV(rt, fn, _owner, check) {
     const E0 = rt.entry("VkBuildPartitionedAccelerationStructureInfoNV");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdBuildPartitionedAccelerationStructuresNV(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBuildPartitionedAccelerationStructuresNV", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBuildPartitionedAccelerationStructuresNV", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -2450,6 +2871,7 @@ export function commands() {
             "vkCmdBuildPartitionedAccelerationStructuresNV",
             "pBuildInfo",
           );}
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -2458,13 +2880,18 @@ export function commands() {
   }
 
   /** `vkCmdClearAttachments`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdClearAttachments(rt, fn) {
+  function cmdClearAttachments(rt, fn, _owner, check) {
     const E0 = rt.entry("VkClearAttachment");
     const W0 = E0[0];
     const E1 = rt.entry("VkClearRect");
     const W1 = E1[0];
+    let passed = null, passedAt = -1;
     return function cmdClearAttachments(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdClearAttachments", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdClearAttachments", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -2503,6 +2930,7 @@ export function commands() {
         const a1 = n1_0;
         const n3_0 = rt.len(u2, "struct", "vkCmdClearAttachments", "pRects");
         const a3 = n3_0;
+        check(a0, a1, a2, a3, a4);
         fn(a0, a1, a2, a3, a4);
       } finally {
         rt.leave(m);
@@ -2511,13 +2939,18 @@ export function commands() {
   }
 
   /** `vkCmdClearColorImage`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdClearColorImage(rt, fn) {
+  function cmdClearColorImage(rt, fn, _owner, check) {
     const E0 = rt.entry("VkClearColorValue");
     const W0 = E0[0];
     const E1 = rt.entry("VkImageSubresourceRange");
     const W1 = E1[0];
+    let passed = null, passedAt = -1;
     return function cmdClearColorImage(u0, u1, u2, u3, u4) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdClearColorImage", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdClearColorImage", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -2556,6 +2989,7 @@ export function commands() {
           );}
         const n4_0 = rt.len(u4, "struct", "vkCmdClearColorImage", "pRanges");
         const a4 = n4_0;
+        check(a0, a1, a2, a3, a4, a5);
         fn(a0, a1, a2, a3, a4, a5);
       } finally {
         rt.leave(m);
@@ -2564,13 +2998,18 @@ export function commands() {
   }
 
   /** `vkCmdClearDepthStencilImage`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdClearDepthStencilImage(rt, fn) {
+  function cmdClearDepthStencilImage(rt, fn, _owner, check) {
     const E0 = rt.entry("VkClearDepthStencilValue");
     const W0 = E0[0];
     const E1 = rt.entry("VkImageSubresourceRange");
     const W1 = E1[0];
+    let passed = null, passedAt = -1;
     return function cmdClearDepthStencilImage(u0, u1, u2, u3, u4) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdClearDepthStencilImage", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdClearDepthStencilImage", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -2635,6 +3074,7 @@ export function commands() {
           );}
         const n4_0 = rt.len(u4, "struct", "vkCmdClearDepthStencilImage", "pRanges");
         const a4 = n4_0;
+        check(a0, a1, a2, a3, a4, a5);
         fn(a0, a1, a2, a3, a4, a5);
       } finally {
         rt.leave(m);
@@ -2643,11 +3083,16 @@ export function commands() {
   }
 
   /** `vkCmdControlVideoCodingKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdControlVideoCodingKHR(rt, fn) {
+  function cmdControlVideoCodingKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkVideoCodingControlInfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdControlVideoCodingKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdControlVideoCodingKHR", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdControlVideoCodingKHR", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -2679,6 +3124,7 @@ export function commands() {
             "vkCmdControlVideoCodingKHR",
             "pCodingControlInfo",
           );}
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -2687,11 +3133,16 @@ export function commands() {
   }
 
   /** `vkCmdConvertCooperativeVectorMatrixNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdConvertCooperativeVectorMatrixNV(rt, fn) {
+  function cmdConvertCooperativeVectorMatrixNV(rt, fn, _owner, check) {
     const E0 = rt.entry("VkConvertCooperativeVectorMatrixInfoNV");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdConvertCooperativeVectorMatrixNV(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdConvertCooperativeVectorMatrixNV", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdConvertCooperativeVectorMatrixNV", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -2726,6 +3177,7 @@ export function commands() {
           );}
         const n1_0 = rt.len(u1, "struct", "vkCmdConvertCooperativeVectorMatrixNV", "pInfos");
         const a1 = n1_0;
+        check(a0, a1, a2);
         fn(a0, a1, a2);
       } finally {
         rt.leave(m);
@@ -2734,11 +3186,16 @@ export function commands() {
   }
 
   /** `vkCmdCopyAccelerationStructureKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdCopyAccelerationStructureKHR(rt, fn) {
+  function cmdCopyAccelerationStructureKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkCopyAccelerationStructureInfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdCopyAccelerationStructureKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyAccelerationStructureKHR", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyAccelerationStructureKHR", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -2770,6 +3227,7 @@ export function commands() {
             "vkCmdCopyAccelerationStructureKHR",
             "pInfo",
           );}
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -2778,23 +3236,34 @@ export function commands() {
   }
 
   /** `vkCmdCopyAccelerationStructureNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdCopyAccelerationStructureNV(rt, fn) {
+  function cmdCopyAccelerationStructureNV(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdCopyAccelerationStructureNV(u0, u1, u2, u3) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyAccelerationStructureNV", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyAccelerationStructureNV", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2;
       const a3 = u3;
+      check(a0, a1, a2, a3);
       fn(a0, a1, a2, a3);
     };
   }
 
   /** `vkCmdCopyAccelerationStructureToMemoryKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdCopyAccelerationStructureToMemoryKHR(rt, fn) {
+  function cmdCopyAccelerationStructureToMemoryKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkCopyAccelerationStructureToMemoryInfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdCopyAccelerationStructureToMemoryKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyAccelerationStructureToMemoryKHR", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyAccelerationStructureToMemoryKHR", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -2826,6 +3295,7 @@ export function commands() {
             "vkCmdCopyAccelerationStructureToMemoryKHR",
             "pInfo",
           );}
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -2834,11 +3304,16 @@ export function commands() {
   }
 
   /** `vkCmdCopyBuffer`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdCopyBuffer(rt, fn) {
+  function cmdCopyBuffer(rt, fn, _owner, check) {
     const E0 = rt.entry("VkBufferCopy");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdCopyBuffer(u0, u1, u2, u3) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyBuffer", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyBuffer", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -2857,6 +3332,7 @@ export function commands() {
         } else a4 = rt.array(m, "struct", "VkBufferCopy", u3, false, "vkCmdCopyBuffer", "pRegions", E0);
         const n3_0 = rt.len(u3, "struct", "vkCmdCopyBuffer", "pRegions");
         const a3 = n3_0;
+        check(a0, a1, a2, a3, a4);
         fn(a0, a1, a2, a3, a4);
       } finally {
         rt.leave(m);
@@ -2865,11 +3341,16 @@ export function commands() {
   }
 
   /** `vkCmdCopyBuffer2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdCopyBuffer2(rt, fn) {
+  function cmdCopyBuffer2(rt, fn, _owner, check) {
     const E0 = rt.entry("VkCopyBufferInfo2");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdCopyBuffer2(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyBuffer2", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyBuffer2", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -2884,6 +3365,7 @@ export function commands() {
             a1 = rt.refit(m, top, e, E0, "VkCopyBufferInfo2", [u1], "vkCmdCopyBuffer2", "pCopyBufferInfo");
           }
         } else a1 = rt.struct(m, E0, "VkCopyBufferInfo2", u1, false, "vkCmdCopyBuffer2", "pCopyBufferInfo");
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -2892,11 +3374,16 @@ export function commands() {
   }
 
   /** `vkCmdCopyBufferToImage`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdCopyBufferToImage(rt, fn) {
+  function cmdCopyBufferToImage(rt, fn, _owner, check) {
     const E0 = rt.entry("VkBufferImageCopy");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdCopyBufferToImage(u0, u1, u2, u3, u4) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyBufferToImage", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyBufferToImage", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -2925,6 +3412,7 @@ export function commands() {
           );}
         const n4_0 = rt.len(u4, "struct", "vkCmdCopyBufferToImage", "pRegions");
         const a4 = n4_0;
+        check(a0, a1, a2, a3, a4, a5);
         fn(a0, a1, a2, a3, a4, a5);
       } finally {
         rt.leave(m);
@@ -2933,11 +3421,16 @@ export function commands() {
   }
 
   /** `vkCmdCopyBufferToImage2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdCopyBufferToImage2(rt, fn) {
+  function cmdCopyBufferToImage2(rt, fn, _owner, check) {
     const E0 = rt.entry("VkCopyBufferToImageInfo2");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdCopyBufferToImage2(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyBufferToImage2", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyBufferToImage2", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -2969,6 +3462,7 @@ export function commands() {
             "vkCmdCopyBufferToImage2",
             "pCopyBufferToImageInfo",
           );}
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -2977,21 +3471,32 @@ export function commands() {
   }
 
   /** `vkCmdCopyGpaSessionResultsAMD`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdCopyGpaSessionResultsAMD(rt, fn) {
+  function cmdCopyGpaSessionResultsAMD(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdCopyGpaSessionResultsAMD(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyGpaSessionResultsAMD", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyGpaSessionResultsAMD", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
+      check(a0, a1);
       fn(a0, a1);
     };
   }
 
   /** `vkCmdCopyImage`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdCopyImage(rt, fn) {
+  function cmdCopyImage(rt, fn, _owner, check) {
     const E0 = rt.entry("VkImageCopy");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdCopyImage(u0, u1, u2, u3, u4, u5) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyImage", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyImage", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -3012,6 +3517,7 @@ export function commands() {
         } else a6 = rt.array(m, "struct", "VkImageCopy", u5, false, "vkCmdCopyImage", "pRegions", E0);
         const n5_0 = rt.len(u5, "struct", "vkCmdCopyImage", "pRegions");
         const a5 = n5_0;
+        check(a0, a1, a2, a3, a4, a5, a6);
         fn(a0, a1, a2, a3, a4, a5, a6);
       } finally {
         rt.leave(m);
@@ -3020,11 +3526,16 @@ export function commands() {
   }
 
   /** `vkCmdCopyImage2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdCopyImage2(rt, fn) {
+  function cmdCopyImage2(rt, fn, _owner, check) {
     const E0 = rt.entry("VkCopyImageInfo2");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdCopyImage2(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyImage2", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyImage2", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -3039,6 +3550,7 @@ export function commands() {
             a1 = rt.refit(m, top, e, E0, "VkCopyImageInfo2", [u1], "vkCmdCopyImage2", "pCopyImageInfo");
           }
         } else a1 = rt.struct(m, E0, "VkCopyImageInfo2", u1, false, "vkCmdCopyImage2", "pCopyImageInfo");
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -3047,11 +3559,16 @@ export function commands() {
   }
 
   /** `vkCmdCopyImageToBuffer`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdCopyImageToBuffer(rt, fn) {
+  function cmdCopyImageToBuffer(rt, fn, _owner, check) {
     const E0 = rt.entry("VkBufferImageCopy");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdCopyImageToBuffer(u0, u1, u2, u3, u4) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyImageToBuffer", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyImageToBuffer", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -3080,6 +3597,7 @@ export function commands() {
           );}
         const n4_0 = rt.len(u4, "struct", "vkCmdCopyImageToBuffer", "pRegions");
         const a4 = n4_0;
+        check(a0, a1, a2, a3, a4, a5);
         fn(a0, a1, a2, a3, a4, a5);
       } finally {
         rt.leave(m);
@@ -3088,11 +3606,16 @@ export function commands() {
   }
 
   /** `vkCmdCopyImageToBuffer2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdCopyImageToBuffer2(rt, fn) {
+  function cmdCopyImageToBuffer2(rt, fn, _owner, check) {
     const E0 = rt.entry("VkCopyImageToBufferInfo2");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdCopyImageToBuffer2(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyImageToBuffer2", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyImageToBuffer2", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -3124,6 +3647,7 @@ export function commands() {
             "vkCmdCopyImageToBuffer2",
             "pCopyImageToBufferInfo",
           );}
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -3132,11 +3656,16 @@ export function commands() {
   }
 
   /** `vkCmdCopyImageToMemoryKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdCopyImageToMemoryKHR(rt, fn) {
+  function cmdCopyImageToMemoryKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkCopyDeviceMemoryImageInfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdCopyImageToMemoryKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyImageToMemoryKHR", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyImageToMemoryKHR", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -3168,6 +3697,7 @@ export function commands() {
             "vkCmdCopyImageToMemoryKHR",
             "pCopyMemoryInfo",
           );}
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -3176,11 +3706,16 @@ export function commands() {
   }
 
   /** `vkCmdCopyMemoryIndirectKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdCopyMemoryIndirectKHR(rt, fn) {
+  function cmdCopyMemoryIndirectKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkCopyMemoryIndirectInfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdCopyMemoryIndirectKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyMemoryIndirectKHR", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyMemoryIndirectKHR", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -3212,6 +3747,7 @@ export function commands() {
             "vkCmdCopyMemoryIndirectKHR",
             "pCopyMemoryIndirectInfo",
           );}
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -3220,23 +3756,34 @@ export function commands() {
   }
 
   /** `vkCmdCopyMemoryIndirectNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdCopyMemoryIndirectNV(rt, fn) {
+  function cmdCopyMemoryIndirectNV(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdCopyMemoryIndirectNV(u0, u1, u2, u3) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyMemoryIndirectNV", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyMemoryIndirectNV", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2;
       const a3 = u3;
+      check(a0, a1, a2, a3);
       fn(a0, a1, a2, a3);
     };
   }
 
   /** `vkCmdCopyMemoryKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdCopyMemoryKHR(rt, fn) {
+  function cmdCopyMemoryKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkCopyDeviceMemoryInfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdCopyMemoryKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyMemoryKHR", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyMemoryKHR", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -3268,6 +3815,7 @@ export function commands() {
             "vkCmdCopyMemoryKHR",
             "pCopyMemoryInfo",
           );}
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -3276,11 +3824,16 @@ export function commands() {
   }
 
   /** `vkCmdCopyMemoryToAccelerationStructureKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdCopyMemoryToAccelerationStructureKHR(rt, fn) {
+  function cmdCopyMemoryToAccelerationStructureKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkCopyMemoryToAccelerationStructureInfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdCopyMemoryToAccelerationStructureKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyMemoryToAccelerationStructureKHR", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyMemoryToAccelerationStructureKHR", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -3312,6 +3865,7 @@ export function commands() {
             "vkCmdCopyMemoryToAccelerationStructureKHR",
             "pInfo",
           );}
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -3320,11 +3874,16 @@ export function commands() {
   }
 
   /** `vkCmdCopyMemoryToImageIndirectKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdCopyMemoryToImageIndirectKHR(rt, fn) {
+  function cmdCopyMemoryToImageIndirectKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkCopyMemoryToImageIndirectInfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdCopyMemoryToImageIndirectKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyMemoryToImageIndirectKHR", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyMemoryToImageIndirectKHR", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -3356,6 +3915,7 @@ export function commands() {
             "vkCmdCopyMemoryToImageIndirectKHR",
             "pCopyMemoryToImageIndirectInfo",
           );}
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -3364,11 +3924,16 @@ export function commands() {
   }
 
   /** `vkCmdCopyMemoryToImageIndirectNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdCopyMemoryToImageIndirectNV(rt, fn) {
+  function cmdCopyMemoryToImageIndirectNV(rt, fn, _owner, check) {
     const E0 = rt.entry("VkImageSubresourceLayers");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdCopyMemoryToImageIndirectNV(u0, u1, u2, u3, u4, u5) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyMemoryToImageIndirectNV", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyMemoryToImageIndirectNV", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -3407,6 +3972,7 @@ export function commands() {
           );}
         const n2_0 = rt.len(u5, "struct", "vkCmdCopyMemoryToImageIndirectNV", "pImageSubresources");
         const a2 = n2_0;
+        check(a0, a1, a2, a3, a4, a5, a6);
         fn(a0, a1, a2, a3, a4, a5, a6);
       } finally {
         rt.leave(m);
@@ -3415,11 +3981,16 @@ export function commands() {
   }
 
   /** `vkCmdCopyMemoryToImageKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdCopyMemoryToImageKHR(rt, fn) {
+  function cmdCopyMemoryToImageKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkCopyDeviceMemoryImageInfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdCopyMemoryToImageKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyMemoryToImageKHR", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyMemoryToImageKHR", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -3451,6 +4022,7 @@ export function commands() {
             "vkCmdCopyMemoryToImageKHR",
             "pCopyMemoryInfo",
           );}
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -3459,11 +4031,16 @@ export function commands() {
   }
 
   /** `vkCmdCopyMemoryToMicromapEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdCopyMemoryToMicromapEXT(rt, fn) {
+  function cmdCopyMemoryToMicromapEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkCopyMemoryToMicromapInfoEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdCopyMemoryToMicromapEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyMemoryToMicromapEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyMemoryToMicromapEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -3495,6 +4072,7 @@ export function commands() {
             "vkCmdCopyMemoryToMicromapEXT",
             "pInfo",
           );}
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -3503,11 +4081,16 @@ export function commands() {
   }
 
   /** `vkCmdCopyMicromapEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdCopyMicromapEXT(rt, fn) {
+  function cmdCopyMicromapEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkCopyMicromapInfoEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdCopyMicromapEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyMicromapEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyMicromapEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -3522,6 +4105,7 @@ export function commands() {
             a1 = rt.refit(m, top, e, E0, "VkCopyMicromapInfoEXT", [u1], "vkCmdCopyMicromapEXT", "pInfo");
           }
         } else a1 = rt.struct(m, E0, "VkCopyMicromapInfoEXT", u1, false, "vkCmdCopyMicromapEXT", "pInfo");
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -3530,11 +4114,16 @@ export function commands() {
   }
 
   /** `vkCmdCopyMicromapToMemoryEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdCopyMicromapToMemoryEXT(rt, fn) {
+  function cmdCopyMicromapToMemoryEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkCopyMicromapToMemoryInfoEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdCopyMicromapToMemoryEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyMicromapToMemoryEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyMicromapToMemoryEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -3566,6 +4155,7 @@ export function commands() {
             "vkCmdCopyMicromapToMemoryEXT",
             "pInfo",
           );}
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -3574,9 +4164,14 @@ export function commands() {
   }
 
   /** `vkCmdCopyQueryPoolResults`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdCopyQueryPoolResults(rt, fn) {
+  function cmdCopyQueryPoolResults(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdCopyQueryPoolResults(u0, u1, u2, u3, u4, u5, u6, u7) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyQueryPoolResults", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyQueryPoolResults", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2;
@@ -3585,16 +4180,22 @@ export function commands() {
       const a5 = u5;
       const a6 = u6;
       const a7 = u7 ?? 0;
+      check(a0, a1, a2, a3, a4, a5, a6, a7);
       fn(a0, a1, a2, a3, a4, a5, a6, a7);
     };
   }
 
   /** `vkCmdCopyQueryPoolResultsToMemoryKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdCopyQueryPoolResultsToMemoryKHR(rt, fn) {
+  function cmdCopyQueryPoolResultsToMemoryKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkStridedDeviceAddressRangeKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdCopyQueryPoolResultsToMemoryKHR(u0, u1, u2, u3, u4, u5, u6) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyQueryPoolResultsToMemoryKHR", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyQueryPoolResultsToMemoryKHR", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -3631,6 +4232,7 @@ export function commands() {
           );}
         const a5 = u5 ?? 0;
         const a6 = u6 ?? 0;
+        check(a0, a1, a2, a3, a4, a5, a6);
         fn(a0, a1, a2, a3, a4, a5, a6);
       } finally {
         rt.leave(m);
@@ -3639,11 +4241,16 @@ export function commands() {
   }
 
   /** `vkCmdCopyTensorARM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdCopyTensorARM(rt, fn) {
+  function cmdCopyTensorARM(rt, fn, _owner, check) {
     const E0 = rt.entry("VkCopyTensorInfoARM");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdCopyTensorARM(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyTensorARM", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyTensorARM", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -3675,6 +4282,7 @@ export function commands() {
             "vkCmdCopyTensorARM",
             "pCopyTensorInfo",
           );}
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -3683,11 +4291,16 @@ export function commands() {
   }
 
   /** `vkCmdCuLaunchKernelNVX`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdCuLaunchKernelNVX(rt, fn) {
+  function cmdCuLaunchKernelNVX(rt, fn, _owner, check) {
     const E0 = rt.entry("VkCuLaunchInfoNVX");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdCuLaunchKernelNVX(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCuLaunchKernelNVX", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCuLaunchKernelNVX", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -3702,6 +4315,7 @@ export function commands() {
             a1 = rt.refit(m, top, e, E0, "VkCuLaunchInfoNVX", [u1], "vkCmdCuLaunchKernelNVX", "pLaunchInfo");
           }
         } else a1 = rt.struct(m, E0, "VkCuLaunchInfoNVX", u1, false, "vkCmdCuLaunchKernelNVX", "pLaunchInfo");
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -3710,11 +4324,16 @@ export function commands() {
   }
 
   /** `vkCmdCudaLaunchKernelNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdCudaLaunchKernelNV(rt, fn) {
+  function cmdCudaLaunchKernelNV(rt, fn, _owner, check) {
     const E0 = rt.entry("VkCudaLaunchInfoNV");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdCudaLaunchKernelNV(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCudaLaunchKernelNV", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCudaLaunchKernelNV", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -3746,6 +4365,7 @@ export function commands() {
             "vkCmdCudaLaunchKernelNV",
             "pLaunchInfo",
           );}
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -3754,11 +4374,16 @@ export function commands() {
   }
 
   /** `vkCmdDebugMarkerBeginEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdDebugMarkerBeginEXT(rt, fn) {
+  function cmdDebugMarkerBeginEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDebugMarkerMarkerInfoEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdDebugMarkerBeginEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDebugMarkerBeginEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDebugMarkerBeginEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -3790,6 +4415,7 @@ export function commands() {
             "vkCmdDebugMarkerBeginEXT",
             "pMarkerInfo",
           );}
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -3798,20 +4424,31 @@ export function commands() {
   }
 
   /** `vkCmdDebugMarkerEndEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdDebugMarkerEndEXT(rt, fn) {
+  function cmdDebugMarkerEndEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdDebugMarkerEndEXT(u0) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDebugMarkerEndEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDebugMarkerEndEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
+      check(a0);
       fn(a0);
     };
   }
 
   /** `vkCmdDebugMarkerInsertEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdDebugMarkerInsertEXT(rt, fn) {
+  function cmdDebugMarkerInsertEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDebugMarkerMarkerInfoEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdDebugMarkerInsertEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDebugMarkerInsertEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDebugMarkerInsertEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -3843,6 +4480,7 @@ export function commands() {
             "vkCmdDebugMarkerInsertEXT",
             "pMarkerInfo",
           );}
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -3851,11 +4489,16 @@ export function commands() {
   }
 
   /** `vkCmdDecodeVideoKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdDecodeVideoKHR(rt, fn) {
+  function cmdDecodeVideoKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkVideoDecodeInfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdDecodeVideoKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDecodeVideoKHR", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDecodeVideoKHR", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -3870,6 +4513,7 @@ export function commands() {
             a1 = rt.refit(m, top, e, E0, "VkVideoDecodeInfoKHR", [u1], "vkCmdDecodeVideoKHR", "pDecodeInfo");
           }
         } else a1 = rt.struct(m, E0, "VkVideoDecodeInfoKHR", u1, false, "vkCmdDecodeVideoKHR", "pDecodeInfo");
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -3878,11 +4522,16 @@ export function commands() {
   }
 
   /** `vkCmdDecompressMemoryEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdDecompressMemoryEXT(rt, fn) {
+  function cmdDecompressMemoryEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDecompressMemoryInfoEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdDecompressMemoryEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDecompressMemoryEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDecompressMemoryEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -3914,6 +4563,7 @@ export function commands() {
             "vkCmdDecompressMemoryEXT",
             "pDecompressMemoryInfoEXT",
           );}
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -3922,37 +4572,54 @@ export function commands() {
   }
 
   /** `vkCmdDecompressMemoryIndirectCountEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdDecompressMemoryIndirectCountEXT(rt, fn) {
+  function cmdDecompressMemoryIndirectCountEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdDecompressMemoryIndirectCountEXT(u0, u1, u2, u3, u4, u5) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDecompressMemoryIndirectCountEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDecompressMemoryIndirectCountEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2;
       const a3 = u3;
       const a4 = u4;
       const a5 = u5;
+      check(a0, a1, a2, a3, a4, a5);
       fn(a0, a1, a2, a3, a4, a5);
     };
   }
 
   /** `vkCmdDecompressMemoryIndirectCountNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdDecompressMemoryIndirectCountNV(rt, fn) {
+  function cmdDecompressMemoryIndirectCountNV(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdDecompressMemoryIndirectCountNV(u0, u1, u2, u3) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDecompressMemoryIndirectCountNV", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDecompressMemoryIndirectCountNV", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2;
       const a3 = u3;
+      check(a0, a1, a2, a3);
       fn(a0, a1, a2, a3);
     };
   }
 
   /** `vkCmdDecompressMemoryNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdDecompressMemoryNV(rt, fn) {
+  function cmdDecompressMemoryNV(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDecompressMemoryRegionNV");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdDecompressMemoryNV(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDecompressMemoryNV", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDecompressMemoryNV", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -3987,6 +4654,7 @@ export function commands() {
           );}
         const n1_0 = rt.len(u1, "struct", "vkCmdDecompressMemoryNV", "pDecompressMemoryRegions");
         const a1 = n1_0;
+        check(a0, a1, a2);
         fn(a0, a1, a2);
       } finally {
         rt.leave(m);
@@ -3995,21 +4663,32 @@ export function commands() {
   }
 
   /** `vkCmdDispatch`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdDispatch(rt, fn) {
+  function cmdDispatch(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdDispatch(u0, u1, u2, u3) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDispatch", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDispatch", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2;
       const a3 = u3;
+      check(a0, a1, a2, a3);
       fn(a0, a1, a2, a3);
     };
   }
 
   /** `vkCmdDispatchBase`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdDispatchBase(rt, fn) {
+  function cmdDispatchBase(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdDispatchBase(u0, u1, u2, u3, u4, u5, u6) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDispatchBase", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDispatchBase", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2;
@@ -4017,16 +4696,22 @@ export function commands() {
       const a4 = u4;
       const a5 = u5;
       const a6 = u6;
+      check(a0, a1, a2, a3, a4, a5, a6);
       fn(a0, a1, a2, a3, a4, a5, a6);
     };
   }
 
   /** `vkCmdDispatchDataGraphARM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdDispatchDataGraphARM(rt, fn) {
+  function cmdDispatchDataGraphARM(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDataGraphPipelineDispatchInfoARM");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdDispatchDataGraphARM(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDispatchDataGraphARM", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDispatchDataGraphARM", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -4059,6 +4744,7 @@ export function commands() {
             "vkCmdDispatchDataGraphARM",
             "pInfo",
           );}
+        check(a0, a1, a2);
         fn(a0, a1, a2);
       } finally {
         rt.leave(m);
@@ -4067,11 +4753,16 @@ export function commands() {
   }
 
   /** `vkCmdDispatchGraphAMDX`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdDispatchGraphAMDX(rt, fn) {
+  function cmdDispatchGraphAMDX(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDispatchGraphCountInfoAMDX");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdDispatchGraphAMDX(u0, u1, u2, u3) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDispatchGraphAMDX", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDispatchGraphAMDX", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -4105,6 +4796,7 @@ export function commands() {
             "vkCmdDispatchGraphAMDX",
             "pCountInfo",
           );}
+        check(a0, a1, a2, a3);
         fn(a0, a1, a2, a3);
       } finally {
         rt.leave(m);
@@ -4113,11 +4805,16 @@ export function commands() {
   }
 
   /** `vkCmdDispatchGraphIndirectAMDX`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdDispatchGraphIndirectAMDX(rt, fn) {
+  function cmdDispatchGraphIndirectAMDX(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDispatchGraphCountInfoAMDX");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdDispatchGraphIndirectAMDX(u0, u1, u2, u3) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDispatchGraphIndirectAMDX", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDispatchGraphIndirectAMDX", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -4151,6 +4848,7 @@ export function commands() {
             "vkCmdDispatchGraphIndirectAMDX",
             "pCountInfo",
           );}
+        check(a0, a1, a2, a3);
         fn(a0, a1, a2, a3);
       } finally {
         rt.leave(m);
@@ -4159,34 +4857,51 @@ export function commands() {
   }
 
   /** `vkCmdDispatchGraphIndirectCountAMDX`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdDispatchGraphIndirectCountAMDX(rt, fn) {
+  function cmdDispatchGraphIndirectCountAMDX(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdDispatchGraphIndirectCountAMDX(u0, u1, u2, u3) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDispatchGraphIndirectCountAMDX", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDispatchGraphIndirectCountAMDX", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2;
       const a3 = u3;
+      check(a0, a1, a2, a3);
       fn(a0, a1, a2, a3);
     };
   }
 
   /** `vkCmdDispatchIndirect`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdDispatchIndirect(rt, fn) {
+  function cmdDispatchIndirect(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdDispatchIndirect(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDispatchIndirect", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDispatchIndirect", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkCmdDispatchIndirect2KHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdDispatchIndirect2KHR(rt, fn) {
+  function cmdDispatchIndirect2KHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDispatchIndirect2InfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdDispatchIndirect2KHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDispatchIndirect2KHR", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDispatchIndirect2KHR", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -4218,6 +4933,7 @@ export function commands() {
             "vkCmdDispatchIndirect2KHR",
             "pInfo",
           );}
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -4226,11 +4942,16 @@ export function commands() {
   }
 
   /** `vkCmdDispatchTileQCOM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdDispatchTileQCOM(rt, fn) {
+  function cmdDispatchTileQCOM(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDispatchTileInfoQCOM");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdDispatchTileQCOM(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDispatchTileQCOM", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDispatchTileQCOM", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -4262,6 +4983,7 @@ export function commands() {
             "vkCmdDispatchTileQCOM",
             "pDispatchTileInfo",
           );}
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -4270,74 +4992,109 @@ export function commands() {
   }
 
   /** `vkCmdDraw`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdDraw(rt, fn) {
+  function cmdDraw(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdDraw(u0, u1, u2, u3, u4) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDraw", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDraw", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2;
       const a3 = u3;
       const a4 = u4;
+      check(a0, a1, a2, a3, a4);
       fn(a0, a1, a2, a3, a4);
     };
   }
 
   /** `vkCmdDrawClusterHUAWEI`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdDrawClusterHUAWEI(rt, fn) {
+  function cmdDrawClusterHUAWEI(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdDrawClusterHUAWEI(u0, u1, u2, u3) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDrawClusterHUAWEI", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDrawClusterHUAWEI", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2;
       const a3 = u3;
+      check(a0, a1, a2, a3);
       fn(a0, a1, a2, a3);
     };
   }
 
   /** `vkCmdDrawClusterIndirectHUAWEI`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdDrawClusterIndirectHUAWEI(rt, fn) {
+  function cmdDrawClusterIndirectHUAWEI(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdDrawClusterIndirectHUAWEI(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDrawClusterIndirectHUAWEI", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDrawClusterIndirectHUAWEI", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkCmdDrawIndexed`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdDrawIndexed(rt, fn) {
+  function cmdDrawIndexed(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdDrawIndexed(u0, u1, u2, u3, u4, u5) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDrawIndexed", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDrawIndexed", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2;
       const a3 = u3;
       const a4 = u4;
       const a5 = u5;
+      check(a0, a1, a2, a3, a4, a5);
       fn(a0, a1, a2, a3, a4, a5);
     };
   }
 
   /** `vkCmdDrawIndexedIndirect`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdDrawIndexedIndirect(rt, fn) {
+  function cmdDrawIndexedIndirect(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdDrawIndexedIndirect(u0, u1, u2, u3, u4) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDrawIndexedIndirect", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDrawIndexedIndirect", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2;
       const a3 = u3;
       const a4 = u4;
+      check(a0, a1, a2, a3, a4);
       fn(a0, a1, a2, a3, a4);
     };
   }
 
   /** `vkCmdDrawIndexedIndirect2KHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdDrawIndexedIndirect2KHR(rt, fn) {
+  function cmdDrawIndexedIndirect2KHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDrawIndirect2InfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdDrawIndexedIndirect2KHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDrawIndexedIndirect2KHR", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDrawIndexedIndirect2KHR", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -4369,6 +5126,7 @@ export function commands() {
             "vkCmdDrawIndexedIndirect2KHR",
             "pInfo",
           );}
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -4377,9 +5135,14 @@ export function commands() {
   }
 
   /** `vkCmdDrawIndexedIndirectCount`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdDrawIndexedIndirectCount(rt, fn) {
+  function cmdDrawIndexedIndirectCount(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdDrawIndexedIndirectCount(u0, u1, u2, u3, u4, u5, u6) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDrawIndexedIndirectCount", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDrawIndexedIndirectCount", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2;
@@ -4387,16 +5150,22 @@ export function commands() {
       const a4 = u4;
       const a5 = u5;
       const a6 = u6;
+      check(a0, a1, a2, a3, a4, a5, a6);
       fn(a0, a1, a2, a3, a4, a5, a6);
     };
   }
 
   /** `vkCmdDrawIndexedIndirectCount2KHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdDrawIndexedIndirectCount2KHR(rt, fn) {
+  function cmdDrawIndexedIndirectCount2KHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDrawIndirectCount2InfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdDrawIndexedIndirectCount2KHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDrawIndexedIndirectCount2KHR", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDrawIndexedIndirectCount2KHR", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -4428,6 +5197,7 @@ export function commands() {
             "vkCmdDrawIndexedIndirectCount2KHR",
             "pInfo",
           );}
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -4436,24 +5206,35 @@ export function commands() {
   }
 
   /** `vkCmdDrawIndirect`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdDrawIndirect(rt, fn) {
+  function cmdDrawIndirect(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdDrawIndirect(u0, u1, u2, u3, u4) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDrawIndirect", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDrawIndirect", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2;
       const a3 = u3;
       const a4 = u4;
+      check(a0, a1, a2, a3, a4);
       fn(a0, a1, a2, a3, a4);
     };
   }
 
   /** `vkCmdDrawIndirect2KHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdDrawIndirect2KHR(rt, fn) {
+  function cmdDrawIndirect2KHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDrawIndirect2InfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdDrawIndirect2KHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDrawIndirect2KHR", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDrawIndirect2KHR", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -4468,6 +5249,7 @@ export function commands() {
             a1 = rt.refit(m, top, e, E0, "VkDrawIndirect2InfoKHR", [u1], "vkCmdDrawIndirect2KHR", "pInfo");
           }
         } else a1 = rt.struct(m, E0, "VkDrawIndirect2InfoKHR", u1, false, "vkCmdDrawIndirect2KHR", "pInfo");
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -4476,11 +5258,16 @@ export function commands() {
   }
 
   /** `vkCmdDrawIndirectByteCount2EXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdDrawIndirectByteCount2EXT(rt, fn) {
+  function cmdDrawIndirectByteCount2EXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkBindTransformFeedbackBuffer2InfoEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdDrawIndirectByteCount2EXT(u0, u1, u2, u3, u4, u5) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDrawIndirectByteCount2EXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDrawIndirectByteCount2EXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -4516,6 +5303,7 @@ export function commands() {
           );}
         const a4 = u4;
         const a5 = u5;
+        check(a0, a1, a2, a3, a4, a5);
         fn(a0, a1, a2, a3, a4, a5);
       } finally {
         rt.leave(m);
@@ -4524,9 +5312,14 @@ export function commands() {
   }
 
   /** `vkCmdDrawIndirectByteCountEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdDrawIndirectByteCountEXT(rt, fn) {
+  function cmdDrawIndirectByteCountEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdDrawIndirectByteCountEXT(u0, u1, u2, u3, u4, u5, u6) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDrawIndirectByteCountEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDrawIndirectByteCountEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2;
@@ -4534,14 +5327,20 @@ export function commands() {
       const a4 = u4;
       const a5 = u5;
       const a6 = u6;
+      check(a0, a1, a2, a3, a4, a5, a6);
       fn(a0, a1, a2, a3, a4, a5, a6);
     };
   }
 
   /** `vkCmdDrawIndirectCount`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdDrawIndirectCount(rt, fn) {
+  function cmdDrawIndirectCount(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdDrawIndirectCount(u0, u1, u2, u3, u4, u5, u6) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDrawIndirectCount", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDrawIndirectCount", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2;
@@ -4549,16 +5348,22 @@ export function commands() {
       const a4 = u4;
       const a5 = u5;
       const a6 = u6;
+      check(a0, a1, a2, a3, a4, a5, a6);
       fn(a0, a1, a2, a3, a4, a5, a6);
     };
   }
 
   /** `vkCmdDrawIndirectCount2KHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdDrawIndirectCount2KHR(rt, fn) {
+  function cmdDrawIndirectCount2KHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDrawIndirectCount2InfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdDrawIndirectCount2KHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDrawIndirectCount2KHR", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDrawIndirectCount2KHR", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -4590,6 +5395,7 @@ export function commands() {
             "vkCmdDrawIndirectCount2KHR",
             "pInfo",
           );}
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -4598,23 +5404,34 @@ export function commands() {
   }
 
   /** `vkCmdDrawMeshTasksEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdDrawMeshTasksEXT(rt, fn) {
+  function cmdDrawMeshTasksEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdDrawMeshTasksEXT(u0, u1, u2, u3) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDrawMeshTasksEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDrawMeshTasksEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2;
       const a3 = u3;
+      check(a0, a1, a2, a3);
       fn(a0, a1, a2, a3);
     };
   }
 
   /** `vkCmdDrawMeshTasksIndirect2EXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdDrawMeshTasksIndirect2EXT(rt, fn) {
+  function cmdDrawMeshTasksIndirect2EXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDrawIndirect2InfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdDrawMeshTasksIndirect2EXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDrawMeshTasksIndirect2EXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDrawMeshTasksIndirect2EXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -4646,6 +5463,7 @@ export function commands() {
             "vkCmdDrawMeshTasksIndirect2EXT",
             "pInfo",
           );}
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -4654,11 +5472,16 @@ export function commands() {
   }
 
   /** `vkCmdDrawMeshTasksIndirectCount2EXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdDrawMeshTasksIndirectCount2EXT(rt, fn) {
+  function cmdDrawMeshTasksIndirectCount2EXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDrawIndirectCount2InfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdDrawMeshTasksIndirectCount2EXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDrawMeshTasksIndirectCount2EXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDrawMeshTasksIndirectCount2EXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -4690,6 +5513,7 @@ export function commands() {
             "vkCmdDrawMeshTasksIndirectCount2EXT",
             "pInfo",
           );}
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -4698,9 +5522,14 @@ export function commands() {
   }
 
   /** `vkCmdDrawMeshTasksIndirectCountEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdDrawMeshTasksIndirectCountEXT(rt, fn) {
+  function cmdDrawMeshTasksIndirectCountEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdDrawMeshTasksIndirectCountEXT(u0, u1, u2, u3, u4, u5, u6) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDrawMeshTasksIndirectCountEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDrawMeshTasksIndirectCountEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2;
@@ -4708,14 +5537,20 @@ export function commands() {
       const a4 = u4;
       const a5 = u5;
       const a6 = u6;
+      check(a0, a1, a2, a3, a4, a5, a6);
       fn(a0, a1, a2, a3, a4, a5, a6);
     };
   }
 
   /** `vkCmdDrawMeshTasksIndirectCountNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdDrawMeshTasksIndirectCountNV(rt, fn) {
+  function cmdDrawMeshTasksIndirectCountNV(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdDrawMeshTasksIndirectCountNV(u0, u1, u2, u3, u4, u5, u6) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDrawMeshTasksIndirectCountNV", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDrawMeshTasksIndirectCountNV", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2;
@@ -4723,53 +5558,77 @@ export function commands() {
       const a4 = u4;
       const a5 = u5;
       const a6 = u6;
+      check(a0, a1, a2, a3, a4, a5, a6);
       fn(a0, a1, a2, a3, a4, a5, a6);
     };
   }
 
   /** `vkCmdDrawMeshTasksIndirectEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdDrawMeshTasksIndirectEXT(rt, fn) {
+  function cmdDrawMeshTasksIndirectEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdDrawMeshTasksIndirectEXT(u0, u1, u2, u3, u4) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDrawMeshTasksIndirectEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDrawMeshTasksIndirectEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2;
       const a3 = u3;
       const a4 = u4;
+      check(a0, a1, a2, a3, a4);
       fn(a0, a1, a2, a3, a4);
     };
   }
 
   /** `vkCmdDrawMeshTasksIndirectNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdDrawMeshTasksIndirectNV(rt, fn) {
+  function cmdDrawMeshTasksIndirectNV(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdDrawMeshTasksIndirectNV(u0, u1, u2, u3, u4) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDrawMeshTasksIndirectNV", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDrawMeshTasksIndirectNV", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2;
       const a3 = u3;
       const a4 = u4;
+      check(a0, a1, a2, a3, a4);
       fn(a0, a1, a2, a3, a4);
     };
   }
 
   /** `vkCmdDrawMeshTasksNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdDrawMeshTasksNV(rt, fn) {
+  function cmdDrawMeshTasksNV(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdDrawMeshTasksNV(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDrawMeshTasksNV", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDrawMeshTasksNV", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkCmdDrawMultiEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdDrawMultiEXT(rt, fn) {
+  function cmdDrawMultiEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkMultiDrawInfoEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdDrawMultiEXT(u0, u1, u2, u3, u4) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDrawMultiEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDrawMultiEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -4798,6 +5657,7 @@ export function commands() {
         const a5 = u4;
         const n1_0 = rt.len(u1, "struct", "vkCmdDrawMultiEXT", "pVertexInfo");
         const a1 = n1_0;
+        check(a0, a1, a2, a3, a4, a5);
         fn(a0, a1, a2, a3, a4, a5);
       } finally {
         rt.leave(m);
@@ -4806,11 +5666,16 @@ export function commands() {
   }
 
   /** `vkCmdDrawMultiIndexedEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdDrawMultiIndexedEXT(rt, fn) {
+  function cmdDrawMultiIndexedEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkMultiDrawIndexedInfoEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdDrawMultiIndexedEXT(u0, u1, u2, u3, u4, u5) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDrawMultiIndexedEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDrawMultiIndexedEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -4849,6 +5714,7 @@ export function commands() {
         const a6 = u5 ?? null;
         const n1_0 = rt.len(u1, "struct", "vkCmdDrawMultiIndexedEXT", "pIndexInfo");
         const a1 = n1_0;
+        check(a0, a1, a2, a3, a4, a5, a6);
         fn(a0, a1, a2, a3, a4, a5, a6);
       } finally {
         rt.leave(m);
@@ -4857,11 +5723,16 @@ export function commands() {
   }
 
   /** `vkCmdEncodeVideoKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdEncodeVideoKHR(rt, fn) {
+  function cmdEncodeVideoKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkVideoEncodeInfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdEncodeVideoKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdEncodeVideoKHR", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdEncodeVideoKHR", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -4876,6 +5747,7 @@ export function commands() {
             a1 = rt.refit(m, top, e, E0, "VkVideoEncodeInfoKHR", [u1], "vkCmdEncodeVideoKHR", "pEncodeInfo");
           }
         } else a1 = rt.struct(m, E0, "VkVideoEncodeInfoKHR", u1, false, "vkCmdEncodeVideoKHR", "pEncodeInfo");
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -4884,51 +5756,80 @@ export function commands() {
   }
 
   /** `vkCmdEndConditionalRenderingEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdEndConditionalRenderingEXT(rt, fn) {
+  function cmdEndConditionalRenderingEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdEndConditionalRenderingEXT(u0) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdEndConditionalRenderingEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdEndConditionalRenderingEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
+      check(a0);
       fn(a0);
     };
   }
 
   /** `vkCmdEndDebugUtilsLabelEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdEndDebugUtilsLabelEXT(rt, fn) {
+  function cmdEndDebugUtilsLabelEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdEndDebugUtilsLabelEXT(u0) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdEndDebugUtilsLabelEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdEndDebugUtilsLabelEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
+      check(a0);
       fn(a0);
     };
   }
 
   /** `vkCmdEndGpaSampleAMD`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdEndGpaSampleAMD(rt, fn) {
+  function cmdEndGpaSampleAMD(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdEndGpaSampleAMD(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdEndGpaSampleAMD", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdEndGpaSampleAMD", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkCmdEndGpaSessionAMD`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdEndGpaSessionAMD(rt, fn) {
+  function cmdEndGpaSessionAMD(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdEndGpaSessionAMD(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdEndGpaSessionAMD", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdEndGpaSessionAMD", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
+      check(a0, a1);
       const r = fn(a0, a1);
       if (r < 0) rt.fail(r, "vkCmdEndGpaSessionAMD");
     };
   }
 
   /** `vkCmdEndPerTileExecutionQCOM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdEndPerTileExecutionQCOM(rt, fn) {
+  function cmdEndPerTileExecutionQCOM(rt, fn, _owner, check) {
     const E0 = rt.entry("VkPerTileEndInfoQCOM");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdEndPerTileExecutionQCOM(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdEndPerTileExecutionQCOM", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdEndPerTileExecutionQCOM", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -4960,6 +5861,7 @@ export function commands() {
             "vkCmdEndPerTileExecutionQCOM",
             "pPerTileEndInfo",
           );}
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -4968,43 +5870,66 @@ export function commands() {
   }
 
   /** `vkCmdEndQuery`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdEndQuery(rt, fn) {
+  function cmdEndQuery(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdEndQuery(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdEndQuery", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdEndQuery", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkCmdEndQueryIndexedEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdEndQueryIndexedEXT(rt, fn) {
+  function cmdEndQueryIndexedEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdEndQueryIndexedEXT(u0, u1, u2, u3) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdEndQueryIndexedEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdEndQueryIndexedEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2;
       const a3 = u3;
+      check(a0, a1, a2, a3);
       fn(a0, a1, a2, a3);
     };
   }
 
   /** `vkCmdEndRenderPass`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdEndRenderPass(rt, fn) {
+  function cmdEndRenderPass(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdEndRenderPass(u0) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdEndRenderPass", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdEndRenderPass", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
+      check(a0);
       fn(a0);
     };
   }
 
   /** `vkCmdEndRenderPass2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdEndRenderPass2(rt, fn) {
+  function cmdEndRenderPass2(rt, fn, _owner, check) {
     const E0 = rt.entry("VkSubpassEndInfo");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdEndRenderPass2(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdEndRenderPass2", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdEndRenderPass2", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -5019,6 +5944,7 @@ export function commands() {
             a1 = rt.refit(m, top, e, E0, "VkSubpassEndInfo", [u1], "vkCmdEndRenderPass2", "pSubpassEndInfo");
           }
         } else a1 = rt.struct(m, E0, "VkSubpassEndInfo", u1, false, "vkCmdEndRenderPass2", "pSubpassEndInfo");
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -5027,20 +5953,31 @@ export function commands() {
   }
 
   /** `vkCmdEndRendering`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdEndRendering(rt, fn) {
+  function cmdEndRendering(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdEndRendering(u0) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdEndRendering", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdEndRendering", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
+      check(a0);
       fn(a0);
     };
   }
 
   /** `vkCmdEndRendering2KHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdEndRendering2KHR(rt, fn) {
+  function cmdEndRendering2KHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkRenderingEndInfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdEndRendering2KHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdEndRendering2KHR", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdEndRendering2KHR", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -5072,6 +6009,7 @@ export function commands() {
             "vkCmdEndRendering2KHR",
             "pRenderingEndInfo",
           );}
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -5080,20 +6018,31 @@ export function commands() {
   }
 
   /** `vkCmdEndShaderInstrumentationARM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdEndShaderInstrumentationARM(rt, fn) {
+  function cmdEndShaderInstrumentationARM(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdEndShaderInstrumentationARM(u0) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdEndShaderInstrumentationARM", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdEndShaderInstrumentationARM", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
+      check(a0);
       fn(a0);
     };
   }
 
   /** `vkCmdEndTransformFeedback2EXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdEndTransformFeedback2EXT(rt, fn) {
+  function cmdEndTransformFeedback2EXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkBindTransformFeedbackBuffer2InfoEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdEndTransformFeedback2EXT(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdEndTransformFeedback2EXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdEndTransformFeedback2EXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -5129,6 +6078,7 @@ export function commands() {
           );}
         const n2_0 = rt.len(u2, "struct", "vkCmdEndTransformFeedback2EXT", "pCounterInfos");
         const a2 = n2_0;
+        check(a0, a1, a2, a3);
         fn(a0, a1, a2, a3);
       } finally {
         rt.leave(m);
@@ -5137,9 +6087,14 @@ export function commands() {
   }
 
   /** `vkCmdEndTransformFeedbackEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdEndTransformFeedbackEXT(rt, fn) {
+  function cmdEndTransformFeedbackEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdEndTransformFeedbackEXT(u0, u1, u2, u3) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdEndTransformFeedbackEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdEndTransformFeedbackEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -5160,6 +6115,7 @@ export function commands() {
           rt.mismatch("vkCmdEndTransformFeedbackEXT", "pCounterBuffers", n2_0, "pCounterBufferOffsets", n2_1);
         }
         const a2 = n2_0;
+        check(a0, a1, a2, a3, a4);
         fn(a0, a1, a2, a3, a4);
       } finally {
         rt.leave(m);
@@ -5168,11 +6124,16 @@ export function commands() {
   }
 
   /** `vkCmdEndVideoCodingKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdEndVideoCodingKHR(rt, fn) {
+  function cmdEndVideoCodingKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkVideoEndCodingInfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdEndVideoCodingKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdEndVideoCodingKHR", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdEndVideoCodingKHR", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -5204,6 +6165,7 @@ export function commands() {
             "vkCmdEndVideoCodingKHR",
             "pEndCodingInfo",
           );}
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -5212,15 +6174,21 @@ export function commands() {
   }
 
   /** `vkCmdExecuteCommands`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdExecuteCommands(rt, fn) {
+  function cmdExecuteCommands(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdExecuteCommands(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdExecuteCommands", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdExecuteCommands", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
         const a2 = rt.handles(m, "VkCommandBuffer", u1, false, "vkCmdExecuteCommands", "pCommandBuffers");
         const n1_0 = rt.len(u1, "handle", "vkCmdExecuteCommands", "pCommandBuffers");
         const a1 = n1_0;
+        check(a0, a1, a2);
         fn(a0, a1, a2);
       } finally {
         rt.leave(m);
@@ -5229,11 +6197,16 @@ export function commands() {
   }
 
   /** `vkCmdExecuteGeneratedCommandsEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdExecuteGeneratedCommandsEXT(rt, fn) {
+  function cmdExecuteGeneratedCommandsEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkGeneratedCommandsInfoEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdExecuteGeneratedCommandsEXT(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdExecuteGeneratedCommandsEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdExecuteGeneratedCommandsEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -5266,6 +6239,7 @@ export function commands() {
             "vkCmdExecuteGeneratedCommandsEXT",
             "pGeneratedCommandsInfo",
           );}
+        check(a0, a1, a2);
         fn(a0, a1, a2);
       } finally {
         rt.leave(m);
@@ -5274,11 +6248,16 @@ export function commands() {
   }
 
   /** `vkCmdExecuteGeneratedCommandsNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdExecuteGeneratedCommandsNV(rt, fn) {
+  function cmdExecuteGeneratedCommandsNV(rt, fn, _owner, check) {
     const E0 = rt.entry("VkGeneratedCommandsInfoNV");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdExecuteGeneratedCommandsNV(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdExecuteGeneratedCommandsNV", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdExecuteGeneratedCommandsNV", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -5311,6 +6290,7 @@ export function commands() {
             "vkCmdExecuteGeneratedCommandsNV",
             "pGeneratedCommandsInfo",
           );}
+        check(a0, a1, a2);
         fn(a0, a1, a2);
       } finally {
         rt.leave(m);
@@ -5319,24 +6299,35 @@ export function commands() {
   }
 
   /** `vkCmdFillBuffer`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdFillBuffer(rt, fn) {
+  function cmdFillBuffer(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdFillBuffer(u0, u1, u2, u3, u4) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdFillBuffer", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdFillBuffer", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2;
       const a3 = u3;
       const a4 = u4;
+      check(a0, a1, a2, a3, a4);
       fn(a0, a1, a2, a3, a4);
     };
   }
 
   /** `vkCmdFillMemoryKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdFillMemoryKHR(rt, fn) {
+  function cmdFillMemoryKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDeviceAddressRangeKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdFillMemoryKHR(u0, u1, u2, u3) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdFillMemoryKHR", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdFillMemoryKHR", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -5353,6 +6344,7 @@ export function commands() {
         } else a1 = rt.struct(m, E0, "VkDeviceAddressRangeKHR", u1, false, "vkCmdFillMemoryKHR", "pDstRange");
         const a2 = u2 ?? 0;
         const a3 = u3;
+        check(a0, a1, a2, a3);
         fn(a0, a1, a2, a3);
       } finally {
         rt.leave(m);
@@ -5361,23 +6353,34 @@ export function commands() {
   }
 
   /** `vkCmdInitializeGraphScratchMemoryAMDX`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdInitializeGraphScratchMemoryAMDX(rt, fn) {
+  function cmdInitializeGraphScratchMemoryAMDX(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdInitializeGraphScratchMemoryAMDX(u0, u1, u2, u3) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdInitializeGraphScratchMemoryAMDX", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdInitializeGraphScratchMemoryAMDX", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2;
       const a3 = u3;
+      check(a0, a1, a2, a3);
       fn(a0, a1, a2, a3);
     };
   }
 
   /** `vkCmdInsertDebugUtilsLabelEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdInsertDebugUtilsLabelEXT(rt, fn) {
+  function cmdInsertDebugUtilsLabelEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDebugUtilsLabelEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdInsertDebugUtilsLabelEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdInsertDebugUtilsLabelEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdInsertDebugUtilsLabelEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -5409,6 +6412,7 @@ export function commands() {
             "vkCmdInsertDebugUtilsLabelEXT",
             "pLabelInfo",
           );}
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -5417,23 +6421,34 @@ export function commands() {
   }
 
   /** `vkCmdNextSubpass`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdNextSubpass(rt, fn) {
+  function cmdNextSubpass(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdNextSubpass(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdNextSubpass", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdNextSubpass", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
+      check(a0, a1);
       fn(a0, a1);
     };
   }
 
   /** `vkCmdNextSubpass2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdNextSubpass2(rt, fn) {
+  function cmdNextSubpass2(rt, fn, _owner, check) {
     const E0 = rt.entry("VkSubpassBeginInfo");
     const W0 = E0[0];
     const E1 = rt.entry("VkSubpassEndInfo");
     const W1 = E1[0];
+    let passed = null, passedAt = -1;
     return function cmdNextSubpass2(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdNextSubpass2", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdNextSubpass2", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -5476,6 +6491,7 @@ export function commands() {
             a2 = rt.refit(m, top, e, E1, "VkSubpassEndInfo", [u2], "vkCmdNextSubpass2", "pSubpassEndInfo");
           }
         } else a2 = rt.struct(m, E1, "VkSubpassEndInfo", u2, false, "vkCmdNextSubpass2", "pSubpassEndInfo");
+        check(a0, a1, a2);
         fn(a0, a1, a2);
       } finally {
         rt.leave(m);
@@ -5484,11 +6500,16 @@ export function commands() {
   }
 
   /** `vkCmdOpticalFlowExecuteNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdOpticalFlowExecuteNV(rt, fn) {
+  function cmdOpticalFlowExecuteNV(rt, fn, _owner, check) {
     const E0 = rt.entry("VkOpticalFlowExecuteInfoNV");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdOpticalFlowExecuteNV(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdOpticalFlowExecuteNV", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdOpticalFlowExecuteNV", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -5521,6 +6542,7 @@ export function commands() {
             "vkCmdOpticalFlowExecuteNV",
             "pExecuteInfo",
           );}
+        check(a0, a1, a2);
         fn(a0, a1, a2);
       } finally {
         rt.leave(m);
@@ -5529,15 +6551,20 @@ export function commands() {
   }
 
   /** `vkCmdPipelineBarrier`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdPipelineBarrier(rt, fn) {
+  function cmdPipelineBarrier(rt, fn, _owner, check) {
     const E0 = rt.entry("VkMemoryBarrier");
     const W0 = E0[0];
     const E1 = rt.entry("VkBufferMemoryBarrier");
     const W1 = E1[0];
     const E2 = rt.entry("VkImageMemoryBarrier");
     const W2 = E2[0];
+    let passed = null, passedAt = -1;
     return function cmdPipelineBarrier(u0, u1, u2, u3, u4, u5, u6) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdPipelineBarrier", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdPipelineBarrier", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -5628,6 +6655,7 @@ export function commands() {
         const a6 = n6_0;
         const n8_0 = rt.len(u6, "struct", "vkCmdPipelineBarrier", "pImageMemoryBarriers");
         const a8 = n8_0;
+        check(a0, a1, a2, a3, a4, a5, a6, a7);
         fn(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9);
       } finally {
         rt.leave(m);
@@ -5636,11 +6664,16 @@ export function commands() {
   }
 
   /** `vkCmdPipelineBarrier2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdPipelineBarrier2(rt, fn) {
+  function cmdPipelineBarrier2(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDependencyInfo");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdPipelineBarrier2(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdPipelineBarrier2", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdPipelineBarrier2", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -5672,6 +6705,7 @@ export function commands() {
             "vkCmdPipelineBarrier2",
             "pDependencyInfo",
           );}
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -5680,11 +6714,16 @@ export function commands() {
   }
 
   /** `vkCmdPreprocessGeneratedCommandsEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdPreprocessGeneratedCommandsEXT(rt, fn) {
+  function cmdPreprocessGeneratedCommandsEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkGeneratedCommandsInfoEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdPreprocessGeneratedCommandsEXT(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdPreprocessGeneratedCommandsEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdPreprocessGeneratedCommandsEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -5717,6 +6756,7 @@ export function commands() {
             "pGeneratedCommandsInfo",
           );}
         const a2 = u2;
+        check(a0, a1, a2);
         fn(a0, a1, a2);
       } finally {
         rt.leave(m);
@@ -5725,11 +6765,16 @@ export function commands() {
   }
 
   /** `vkCmdPreprocessGeneratedCommandsNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdPreprocessGeneratedCommandsNV(rt, fn) {
+  function cmdPreprocessGeneratedCommandsNV(rt, fn, _owner, check) {
     const E0 = rt.entry("VkGeneratedCommandsInfoNV");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdPreprocessGeneratedCommandsNV(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdPreprocessGeneratedCommandsNV", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdPreprocessGeneratedCommandsNV", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -5761,6 +6806,7 @@ export function commands() {
             "vkCmdPreprocessGeneratedCommandsNV",
             "pGeneratedCommandsInfo",
           );}
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -5769,9 +6815,14 @@ export function commands() {
   }
 
   /** `vkCmdPushConstants`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdPushConstants(rt, fn) {
+  function cmdPushConstants(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdPushConstants(u0, u1, u2, u3, u4) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdPushConstants", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdPushConstants", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -5781,6 +6832,7 @@ export function commands() {
         const a5 = rt.bytes(m, u4, false, "vkCmdPushConstants", "pValues");
         const n4_0 = rt.len(u4, "bytes", "vkCmdPushConstants", "pValues");
         const a4 = n4_0;
+        check(a0, a1, a2, a3, a4, a5);
         fn(a0, a1, a2, a3, a4, a5);
       } finally {
         rt.leave(m);
@@ -5789,11 +6841,16 @@ export function commands() {
   }
 
   /** `vkCmdPushConstants2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdPushConstants2(rt, fn) {
+  function cmdPushConstants2(rt, fn, _owner, check) {
     const E0 = rt.entry("VkPushConstantsInfo");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdPushConstants2(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdPushConstants2", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdPushConstants2", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -5825,6 +6882,7 @@ export function commands() {
             "vkCmdPushConstants2",
             "pPushConstantsInfo",
           );}
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -5833,11 +6891,16 @@ export function commands() {
   }
 
   /** `vkCmdPushDataEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdPushDataEXT(rt, fn) {
+  function cmdPushDataEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkPushDataInfoEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdPushDataEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdPushDataEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdPushDataEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -5852,6 +6915,7 @@ export function commands() {
             a1 = rt.refit(m, top, e, E0, "VkPushDataInfoEXT", [u1], "vkCmdPushDataEXT", "pPushDataInfo");
           }
         } else a1 = rt.struct(m, E0, "VkPushDataInfoEXT", u1, false, "vkCmdPushDataEXT", "pPushDataInfo");
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -5860,11 +6924,16 @@ export function commands() {
   }
 
   /** `vkCmdPushDescriptorSet`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdPushDescriptorSet(rt, fn) {
+  function cmdPushDescriptorSet(rt, fn, _owner, check) {
     const E0 = rt.entry("VkWriteDescriptorSet");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdPushDescriptorSet(u0, u1, u2, u3, u4) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdPushDescriptorSet", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdPushDescriptorSet", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -5902,6 +6971,7 @@ export function commands() {
           );}
         const n4_0 = rt.len(u4, "struct", "vkCmdPushDescriptorSet", "pDescriptorWrites");
         const a4 = n4_0;
+        check(a0, a1, a2, a3, a4, a5);
         fn(a0, a1, a2, a3, a4, a5);
       } finally {
         rt.leave(m);
@@ -5910,11 +6980,16 @@ export function commands() {
   }
 
   /** `vkCmdPushDescriptorSet2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdPushDescriptorSet2(rt, fn) {
+  function cmdPushDescriptorSet2(rt, fn, _owner, check) {
     const E0 = rt.entry("VkPushDescriptorSetInfo");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdPushDescriptorSet2(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdPushDescriptorSet2", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdPushDescriptorSet2", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -5946,6 +7021,7 @@ export function commands() {
             "vkCmdPushDescriptorSet2",
             "pPushDescriptorSetInfo",
           );}
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -5954,9 +7030,14 @@ export function commands() {
   }
 
   /** `vkCmdPushDescriptorSetWithTemplate`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdPushDescriptorSetWithTemplate(rt, fn) {
+  function cmdPushDescriptorSetWithTemplate(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdPushDescriptorSetWithTemplate(u0, u1, u2, u3, u4) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdPushDescriptorSetWithTemplate", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdPushDescriptorSetWithTemplate", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -5964,6 +7045,7 @@ export function commands() {
         const a2 = u2;
         const a3 = u3;
         const a4 = rt.bytes(m, u4, false, "vkCmdPushDescriptorSetWithTemplate", "pData");
+        check(a0, a1, a2, a3, a4);
         fn(a0, a1, a2, a3, a4);
       } finally {
         rt.leave(m);
@@ -5972,11 +7054,16 @@ export function commands() {
   }
 
   /** `vkCmdPushDescriptorSetWithTemplate2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdPushDescriptorSetWithTemplate2(rt, fn) {
+  function cmdPushDescriptorSetWithTemplate2(rt, fn, _owner, check) {
     const E0 = rt.entry("VkPushDescriptorSetWithTemplateInfo");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdPushDescriptorSetWithTemplate2(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdPushDescriptorSetWithTemplate2", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdPushDescriptorSetWithTemplate2", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -6008,6 +7095,7 @@ export function commands() {
             "vkCmdPushDescriptorSetWithTemplate2",
             "pPushDescriptorSetWithTemplateInfo",
           );}
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -6016,45 +7104,68 @@ export function commands() {
   }
 
   /** `vkCmdResetEvent`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdResetEvent(rt, fn) {
+  function cmdResetEvent(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdResetEvent(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdResetEvent", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdResetEvent", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2 ?? 0;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkCmdResetEvent2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdResetEvent2(rt, fn) {
+  function cmdResetEvent2(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdResetEvent2(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdResetEvent2", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdResetEvent2", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2 ?? 0n;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkCmdResetQueryPool`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdResetQueryPool(rt, fn) {
+  function cmdResetQueryPool(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdResetQueryPool(u0, u1, u2, u3) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdResetQueryPool", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdResetQueryPool", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2;
       const a3 = u3;
+      check(a0, a1, a2, a3);
       fn(a0, a1, a2, a3);
     };
   }
 
   /** `vkCmdResolveImage`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdResolveImage(rt, fn) {
+  function cmdResolveImage(rt, fn, _owner, check) {
     const E0 = rt.entry("VkImageResolve");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdResolveImage(u0, u1, u2, u3, u4, u5) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdResolveImage", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdResolveImage", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -6075,6 +7186,7 @@ export function commands() {
         } else a6 = rt.array(m, "struct", "VkImageResolve", u5, false, "vkCmdResolveImage", "pRegions", E0);
         const n5_0 = rt.len(u5, "struct", "vkCmdResolveImage", "pRegions");
         const a5 = n5_0;
+        check(a0, a1, a2, a3, a4, a5, a6);
         fn(a0, a1, a2, a3, a4, a5, a6);
       } finally {
         rt.leave(m);
@@ -6083,11 +7195,16 @@ export function commands() {
   }
 
   /** `vkCmdResolveImage2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdResolveImage2(rt, fn) {
+  function cmdResolveImage2(rt, fn, _owner, check) {
     const E0 = rt.entry("VkResolveImageInfo2");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdResolveImage2(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdResolveImage2", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdResolveImage2", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -6119,6 +7236,7 @@ export function commands() {
             "vkCmdResolveImage2",
             "pResolveImageInfo",
           );}
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -6127,43 +7245,67 @@ export function commands() {
   }
 
   /** `vkCmdSetAlphaToCoverageEnableEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetAlphaToCoverageEnableEXT(rt, fn) {
+  function cmdSetAlphaToCoverageEnableEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdSetAlphaToCoverageEnableEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetAlphaToCoverageEnableEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetAlphaToCoverageEnableEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ? 1 : 0;
+      check(a0, a1);
       fn(a0, a1);
     };
   }
 
   /** `vkCmdSetAlphaToOneEnableEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetAlphaToOneEnableEXT(rt, fn) {
+  function cmdSetAlphaToOneEnableEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdSetAlphaToOneEnableEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetAlphaToOneEnableEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetAlphaToOneEnableEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ? 1 : 0;
+      check(a0, a1);
       fn(a0, a1);
     };
   }
 
   /** `vkCmdSetAttachmentFeedbackLoopEnableEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetAttachmentFeedbackLoopEnableEXT(rt, fn) {
+  function cmdSetAttachmentFeedbackLoopEnableEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdSetAttachmentFeedbackLoopEnableEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetAttachmentFeedbackLoopEnableEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetAttachmentFeedbackLoopEnableEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ?? 0;
+      check(a0, a1);
       fn(a0, a1);
     };
   }
 
   /** `vkCmdSetBlendConstants`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetBlendConstants(rt, fn) {
+  function cmdSetBlendConstants(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdSetBlendConstants(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetBlendConstants", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetBlendConstants", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
         const a1 = rt.scalars(m, "f32", u1, 4, "vkCmdSetBlendConstants", "blendConstants");
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -6172,13 +7314,19 @@ export function commands() {
   }
 
   /** `vkCmdSetCheckpointNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetCheckpointNV(rt, fn) {
+  function cmdSetCheckpointNV(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdSetCheckpointNV(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetCheckpointNV", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetCheckpointNV", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
         const a1 = rt.bytes(m, u1, false, "vkCmdSetCheckpointNV", "pCheckpointMarker");
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -6187,11 +7335,16 @@ export function commands() {
   }
 
   /** `vkCmdSetCoarseSampleOrderNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetCoarseSampleOrderNV(rt, fn) {
+  function cmdSetCoarseSampleOrderNV(rt, fn, _owner, check) {
     const E0 = rt.entry("VkCoarseSampleOrderCustomNV");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdSetCoarseSampleOrderNV(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetCoarseSampleOrderNV", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetCoarseSampleOrderNV", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -6227,6 +7380,7 @@ export function commands() {
           );}
         const n2_0 = rt.len(u2, "struct", "vkCmdSetCoarseSampleOrderNV", "pCustomSampleOrders");
         const a2 = n2_0;
+        check(a0, a1, a2, a3);
         fn(a0, a1, a2, a3);
       } finally {
         rt.leave(m);
@@ -6235,11 +7389,16 @@ export function commands() {
   }
 
   /** `vkCmdSetColorBlendAdvancedEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetColorBlendAdvancedEXT(rt, fn) {
+  function cmdSetColorBlendAdvancedEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkColorBlendAdvancedEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdSetColorBlendAdvancedEXT(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetColorBlendAdvancedEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetColorBlendAdvancedEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -6275,6 +7434,7 @@ export function commands() {
           );}
         const n2_0 = rt.len(u2, "struct", "vkCmdSetColorBlendAdvancedEXT", "pColorBlendAdvanced");
         const a2 = n2_0;
+        check(a0, a1, a2, a3);
         fn(a0, a1, a2, a3);
       } finally {
         rt.leave(m);
@@ -6283,9 +7443,14 @@ export function commands() {
   }
 
   /** `vkCmdSetColorBlendEnableEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetColorBlendEnableEXT(rt, fn) {
+  function cmdSetColorBlendEnableEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdSetColorBlendEnableEXT(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetColorBlendEnableEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetColorBlendEnableEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -6301,6 +7466,7 @@ export function commands() {
         );
         const n2_0 = rt.len(u2, "scalar", "vkCmdSetColorBlendEnableEXT", "pColorBlendEnables");
         const a2 = n2_0;
+        check(a0, a1, a2, a3);
         fn(a0, a1, a2, a3);
       } finally {
         rt.leave(m);
@@ -6309,11 +7475,16 @@ export function commands() {
   }
 
   /** `vkCmdSetColorBlendEquationEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetColorBlendEquationEXT(rt, fn) {
+  function cmdSetColorBlendEquationEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkColorBlendEquationEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdSetColorBlendEquationEXT(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetColorBlendEquationEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetColorBlendEquationEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -6349,6 +7520,7 @@ export function commands() {
           );}
         const n2_0 = rt.len(u2, "struct", "vkCmdSetColorBlendEquationEXT", "pColorBlendEquations");
         const a2 = n2_0;
+        check(a0, a1, a2, a3);
         fn(a0, a1, a2, a3);
       } finally {
         rt.leave(m);
@@ -6357,9 +7529,14 @@ export function commands() {
   }
 
   /** `vkCmdSetColorWriteEnableEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetColorWriteEnableEXT(rt, fn) {
+  function cmdSetColorWriteEnableEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdSetColorWriteEnableEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetColorWriteEnableEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetColorWriteEnableEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -6374,6 +7551,7 @@ export function commands() {
         );
         const n1_0 = rt.len(u1, "scalar", "vkCmdSetColorWriteEnableEXT", "pColorWriteEnables");
         const a1 = n1_0;
+        check(a0, a1, a2);
         fn(a0, a1, a2);
       } finally {
         rt.leave(m);
@@ -6382,9 +7560,14 @@ export function commands() {
   }
 
   /** `vkCmdSetColorWriteMaskEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetColorWriteMaskEXT(rt, fn) {
+  function cmdSetColorWriteMaskEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdSetColorWriteMaskEXT(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetColorWriteMaskEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetColorWriteMaskEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -6392,6 +7575,7 @@ export function commands() {
         const a3 = rt.array(m, "scalar", "u32", u2, false, "vkCmdSetColorWriteMaskEXT", "pColorWriteMasks");
         const n2_0 = rt.len(u2, "scalar", "vkCmdSetColorWriteMaskEXT", "pColorWriteMasks");
         const a2 = n2_0;
+        check(a0, a1, a2, a3);
         fn(a0, a1, a2, a3);
       } finally {
         rt.leave(m);
@@ -6400,11 +7584,16 @@ export function commands() {
   }
 
   /** `vkCmdSetComputeOccupancyPriorityNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetComputeOccupancyPriorityNV(rt, fn) {
+  function cmdSetComputeOccupancyPriorityNV(rt, fn, _owner, check) {
     const E0 = rt.entry("VkComputeOccupancyPriorityParametersNV");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdSetComputeOccupancyPriorityNV(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetComputeOccupancyPriorityNV", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetComputeOccupancyPriorityNV", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -6436,6 +7625,7 @@ export function commands() {
             "vkCmdSetComputeOccupancyPriorityNV",
             "pParameters",
           );}
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -6444,39 +7634,62 @@ export function commands() {
   }
 
   /** `vkCmdSetConservativeRasterizationModeEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetConservativeRasterizationModeEXT(rt, fn) {
+  function cmdSetConservativeRasterizationModeEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdSetConservativeRasterizationModeEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetConservativeRasterizationModeEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetConservativeRasterizationModeEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
+      check(a0, a1);
       fn(a0, a1);
     };
   }
 
   /** `vkCmdSetCoverageModulationModeNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetCoverageModulationModeNV(rt, fn) {
+  function cmdSetCoverageModulationModeNV(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdSetCoverageModulationModeNV(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetCoverageModulationModeNV", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetCoverageModulationModeNV", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
+      check(a0, a1);
       fn(a0, a1);
     };
   }
 
   /** `vkCmdSetCoverageModulationTableEnableNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetCoverageModulationTableEnableNV(rt, fn) {
+  function cmdSetCoverageModulationTableEnableNV(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdSetCoverageModulationTableEnableNV(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetCoverageModulationTableEnableNV", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetCoverageModulationTableEnableNV", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ? 1 : 0;
+      check(a0, a1);
       fn(a0, a1);
     };
   }
 
   /** `vkCmdSetCoverageModulationTableNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetCoverageModulationTableNV(rt, fn) {
+  function cmdSetCoverageModulationTableNV(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdSetCoverageModulationTableNV(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetCoverageModulationTableNV", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetCoverageModulationTableNV", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -6491,6 +7704,7 @@ export function commands() {
         );
         const n1_0 = rt.len(u1, "scalar", "vkCmdSetCoverageModulationTableNV", "pCoverageModulationTable");
         const a1 = n1_0;
+        check(a0, a1, a2);
         fn(a0, a1, a2);
       } finally {
         rt.leave(m);
@@ -6499,63 +7713,98 @@ export function commands() {
   }
 
   /** `vkCmdSetCoverageReductionModeNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetCoverageReductionModeNV(rt, fn) {
+  function cmdSetCoverageReductionModeNV(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdSetCoverageReductionModeNV(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetCoverageReductionModeNV", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetCoverageReductionModeNV", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
+      check(a0, a1);
       fn(a0, a1);
     };
   }
 
   /** `vkCmdSetCoverageToColorEnableNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetCoverageToColorEnableNV(rt, fn) {
+  function cmdSetCoverageToColorEnableNV(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdSetCoverageToColorEnableNV(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetCoverageToColorEnableNV", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetCoverageToColorEnableNV", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ? 1 : 0;
+      check(a0, a1);
       fn(a0, a1);
     };
   }
 
   /** `vkCmdSetCoverageToColorLocationNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetCoverageToColorLocationNV(rt, fn) {
+  function cmdSetCoverageToColorLocationNV(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdSetCoverageToColorLocationNV(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetCoverageToColorLocationNV", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetCoverageToColorLocationNV", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
+      check(a0, a1);
       fn(a0, a1);
     };
   }
 
   /** `vkCmdSetCullMode`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetCullMode(rt, fn) {
+  function cmdSetCullMode(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdSetCullMode(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetCullMode", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetCullMode", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ?? 0;
+      check(a0, a1);
       fn(a0, a1);
     };
   }
 
   /** `vkCmdSetDepthBias`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetDepthBias(rt, fn) {
+  function cmdSetDepthBias(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdSetDepthBias(u0, u1, u2, u3) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetDepthBias", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetDepthBias", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2;
       const a3 = u3;
+      check(a0, a1, a2, a3);
       fn(a0, a1, a2, a3);
     };
   }
 
   /** `vkCmdSetDepthBias2EXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetDepthBias2EXT(rt, fn) {
+  function cmdSetDepthBias2EXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDepthBiasInfoEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdSetDepthBias2EXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetDepthBias2EXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetDepthBias2EXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -6587,6 +7836,7 @@ export function commands() {
             "vkCmdSetDepthBias2EXT",
             "pDepthBiasInfo",
           );}
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -6595,52 +7845,81 @@ export function commands() {
   }
 
   /** `vkCmdSetDepthBiasEnable`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetDepthBiasEnable(rt, fn) {
+  function cmdSetDepthBiasEnable(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdSetDepthBiasEnable(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetDepthBiasEnable", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetDepthBiasEnable", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ? 1 : 0;
+      check(a0, a1);
       fn(a0, a1);
     };
   }
 
   /** `vkCmdSetDepthBounds`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetDepthBounds(rt, fn) {
+  function cmdSetDepthBounds(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdSetDepthBounds(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetDepthBounds", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetDepthBounds", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkCmdSetDepthBoundsTestEnable`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetDepthBoundsTestEnable(rt, fn) {
+  function cmdSetDepthBoundsTestEnable(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdSetDepthBoundsTestEnable(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetDepthBoundsTestEnable", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetDepthBoundsTestEnable", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ? 1 : 0;
+      check(a0, a1);
       fn(a0, a1);
     };
   }
 
   /** `vkCmdSetDepthClampEnableEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetDepthClampEnableEXT(rt, fn) {
+  function cmdSetDepthClampEnableEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdSetDepthClampEnableEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetDepthClampEnableEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetDepthClampEnableEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ? 1 : 0;
+      check(a0, a1);
       fn(a0, a1);
     };
   }
 
   /** `vkCmdSetDepthClampRangeEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetDepthClampRangeEXT(rt, fn) {
+  function cmdSetDepthClampRangeEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDepthClampRangeEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdSetDepthClampRangeEXT(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetDepthClampRangeEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetDepthClampRangeEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -6673,6 +7952,7 @@ export function commands() {
             "vkCmdSetDepthClampRangeEXT",
             "pDepthClampRange",
           );}
+        check(a0, a1, a2);
         fn(a0, a1, a2);
       } finally {
         rt.leave(m);
@@ -6681,61 +7961,96 @@ export function commands() {
   }
 
   /** `vkCmdSetDepthClipEnableEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetDepthClipEnableEXT(rt, fn) {
+  function cmdSetDepthClipEnableEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdSetDepthClipEnableEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetDepthClipEnableEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetDepthClipEnableEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ? 1 : 0;
+      check(a0, a1);
       fn(a0, a1);
     };
   }
 
   /** `vkCmdSetDepthClipNegativeOneToOneEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetDepthClipNegativeOneToOneEXT(rt, fn) {
+  function cmdSetDepthClipNegativeOneToOneEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdSetDepthClipNegativeOneToOneEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetDepthClipNegativeOneToOneEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetDepthClipNegativeOneToOneEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ? 1 : 0;
+      check(a0, a1);
       fn(a0, a1);
     };
   }
 
   /** `vkCmdSetDepthCompareOp`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetDepthCompareOp(rt, fn) {
+  function cmdSetDepthCompareOp(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdSetDepthCompareOp(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetDepthCompareOp", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetDepthCompareOp", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
+      check(a0, a1);
       fn(a0, a1);
     };
   }
 
   /** `vkCmdSetDepthTestEnable`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetDepthTestEnable(rt, fn) {
+  function cmdSetDepthTestEnable(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdSetDepthTestEnable(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetDepthTestEnable", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetDepthTestEnable", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ? 1 : 0;
+      check(a0, a1);
       fn(a0, a1);
     };
   }
 
   /** `vkCmdSetDepthWriteEnable`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetDepthWriteEnable(rt, fn) {
+  function cmdSetDepthWriteEnable(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdSetDepthWriteEnable(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetDepthWriteEnable", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetDepthWriteEnable", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ? 1 : 0;
+      check(a0, a1);
       fn(a0, a1);
     };
   }
 
   /** `vkCmdSetDescriptorBufferOffsets2EXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetDescriptorBufferOffsets2EXT(rt, fn) {
+  function cmdSetDescriptorBufferOffsets2EXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkSetDescriptorBufferOffsetsInfoEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdSetDescriptorBufferOffsets2EXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetDescriptorBufferOffsets2EXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetDescriptorBufferOffsets2EXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -6767,6 +8082,7 @@ export function commands() {
             "vkCmdSetDescriptorBufferOffsets2EXT",
             "pSetDescriptorBufferOffsetsInfo",
           );}
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -6775,9 +8091,14 @@ export function commands() {
   }
 
   /** `vkCmdSetDescriptorBufferOffsetsEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetDescriptorBufferOffsetsEXT(rt, fn) {
+  function cmdSetDescriptorBufferOffsetsEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdSetDescriptorBufferOffsetsEXT(u0, u1, u2, u3, u4, u5) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetDescriptorBufferOffsetsEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetDescriptorBufferOffsetsEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -6800,6 +8121,7 @@ export function commands() {
           rt.mismatch("vkCmdSetDescriptorBufferOffsetsEXT", "pBufferIndices", n4_0, "pOffsets", n4_1);
         }
         const a4 = n4_0;
+        check(a0, a1, a2, a3, a4, a5, a6);
         fn(a0, a1, a2, a3, a4, a5, a6);
       } finally {
         rt.leave(m);
@@ -6808,21 +8130,32 @@ export function commands() {
   }
 
   /** `vkCmdSetDeviceMask`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetDeviceMask(rt, fn) {
+  function cmdSetDeviceMask(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdSetDeviceMask(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetDeviceMask", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetDeviceMask", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
+      check(a0, a1);
       fn(a0, a1);
     };
   }
 
   /** `vkCmdSetDiscardRectangleEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetDiscardRectangleEXT(rt, fn) {
+  function cmdSetDiscardRectangleEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkRect2D");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdSetDiscardRectangleEXT(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetDiscardRectangleEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetDiscardRectangleEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -6849,6 +8182,7 @@ export function commands() {
           );}
         const n2_0 = rt.len(u2, "struct", "vkCmdSetDiscardRectangleEXT", "pDiscardRectangles");
         const a2 = n2_0;
+        check(a0, a1, a2, a3);
         fn(a0, a1, a2, a3);
       } finally {
         rt.leave(m);
@@ -6857,31 +8191,48 @@ export function commands() {
   }
 
   /** `vkCmdSetDiscardRectangleEnableEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetDiscardRectangleEnableEXT(rt, fn) {
+  function cmdSetDiscardRectangleEnableEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdSetDiscardRectangleEnableEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetDiscardRectangleEnableEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetDiscardRectangleEnableEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ? 1 : 0;
+      check(a0, a1);
       fn(a0, a1);
     };
   }
 
   /** `vkCmdSetDiscardRectangleModeEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetDiscardRectangleModeEXT(rt, fn) {
+  function cmdSetDiscardRectangleModeEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdSetDiscardRectangleModeEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetDiscardRectangleModeEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetDiscardRectangleModeEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
+      check(a0, a1);
       fn(a0, a1);
     };
   }
 
   /** `vkCmdSetDispatchParametersARM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetDispatchParametersARM(rt, fn) {
+  function cmdSetDispatchParametersARM(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDispatchParametersARM");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdSetDispatchParametersARM(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetDispatchParametersARM", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetDispatchParametersARM", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -6913,6 +8264,7 @@ export function commands() {
             "vkCmdSetDispatchParametersARM",
             "pDispatchParameters",
           );}
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -6921,22 +8273,33 @@ export function commands() {
   }
 
   /** `vkCmdSetEvent`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetEvent(rt, fn) {
+  function cmdSetEvent(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdSetEvent(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetEvent", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetEvent", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2 ?? 0;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkCmdSetEvent2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetEvent2(rt, fn) {
+  function cmdSetEvent2(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDependencyInfo");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdSetEvent2(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetEvent2", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetEvent2", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -6952,6 +8315,7 @@ export function commands() {
             a2 = rt.refit(m, top, e, E0, "VkDependencyInfo", [u2], "vkCmdSetEvent2", "pDependencyInfo");
           }
         } else a2 = rt.struct(m, E0, "VkDependencyInfo", u2, false, "vkCmdSetEvent2", "pDependencyInfo");
+        check(a0, a1, a2);
         fn(a0, a1, a2);
       } finally {
         rt.leave(m);
@@ -6960,9 +8324,14 @@ export function commands() {
   }
 
   /** `vkCmdSetExclusiveScissorEnableNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetExclusiveScissorEnableNV(rt, fn) {
+  function cmdSetExclusiveScissorEnableNV(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdSetExclusiveScissorEnableNV(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetExclusiveScissorEnableNV", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetExclusiveScissorEnableNV", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -6978,6 +8347,7 @@ export function commands() {
         );
         const n2_0 = rt.len(u2, "scalar", "vkCmdSetExclusiveScissorEnableNV", "pExclusiveScissorEnables");
         const a2 = n2_0;
+        check(a0, a1, a2, a3);
         fn(a0, a1, a2, a3);
       } finally {
         rt.leave(m);
@@ -6986,11 +8356,16 @@ export function commands() {
   }
 
   /** `vkCmdSetExclusiveScissorNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetExclusiveScissorNV(rt, fn) {
+  function cmdSetExclusiveScissorNV(rt, fn, _owner, check) {
     const E0 = rt.entry("VkRect2D");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdSetExclusiveScissorNV(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetExclusiveScissorNV", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetExclusiveScissorNV", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -7017,6 +8392,7 @@ export function commands() {
           );}
         const n2_0 = rt.len(u2, "struct", "vkCmdSetExclusiveScissorNV", "pExclusiveScissors");
         const a2 = n2_0;
+        check(a0, a1, a2, a3);
         fn(a0, a1, a2, a3);
       } finally {
         rt.leave(m);
@@ -7025,24 +8401,36 @@ export function commands() {
   }
 
   /** `vkCmdSetExtraPrimitiveOverestimationSizeEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetExtraPrimitiveOverestimationSizeEXT(rt, fn) {
+  function cmdSetExtraPrimitiveOverestimationSizeEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdSetExtraPrimitiveOverestimationSizeEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetExtraPrimitiveOverestimationSizeEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetExtraPrimitiveOverestimationSizeEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
+      check(a0, a1);
       fn(a0, a1);
     };
   }
 
   /** `vkCmdSetFragmentShadingRateEnumNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetFragmentShadingRateEnumNV(rt, fn) {
+  function cmdSetFragmentShadingRateEnumNV(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdSetFragmentShadingRateEnumNV(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetFragmentShadingRateEnumNV", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetFragmentShadingRateEnumNV", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
         const a1 = u1;
         const a2 = rt.scalars(m, "u32", u2, 2, "vkCmdSetFragmentShadingRateEnumNV", "combinerOps");
+        check(a0, a1, a2);
         fn(a0, a1, a2);
       } finally {
         rt.leave(m);
@@ -7051,11 +8439,16 @@ export function commands() {
   }
 
   /** `vkCmdSetFragmentShadingRateKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetFragmentShadingRateKHR(rt, fn) {
+  function cmdSetFragmentShadingRateKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkExtent2D");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdSetFragmentShadingRateKHR(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetFragmentShadingRateKHR", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetFragmentShadingRateKHR", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -7088,6 +8481,7 @@ export function commands() {
             "pFragmentSize",
           );}
         const a2 = rt.scalars(m, "u32", u2, 2, "vkCmdSetFragmentShadingRateKHR", "combinerOps");
+        check(a0, a1, a2);
         fn(a0, a1, a2);
       } finally {
         rt.leave(m);
@@ -7096,92 +8490,145 @@ export function commands() {
   }
 
   /** `vkCmdSetFrontFace`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetFrontFace(rt, fn) {
+  function cmdSetFrontFace(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdSetFrontFace(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetFrontFace", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetFrontFace", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
+      check(a0, a1);
       fn(a0, a1);
     };
   }
 
   /** `vkCmdSetLineRasterizationModeEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetLineRasterizationModeEXT(rt, fn) {
+  function cmdSetLineRasterizationModeEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdSetLineRasterizationModeEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetLineRasterizationModeEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetLineRasterizationModeEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
+      check(a0, a1);
       fn(a0, a1);
     };
   }
 
   /** `vkCmdSetLineStipple`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetLineStipple(rt, fn) {
+  function cmdSetLineStipple(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdSetLineStipple(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetLineStipple", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetLineStipple", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkCmdSetLineStippleEnableEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetLineStippleEnableEXT(rt, fn) {
+  function cmdSetLineStippleEnableEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdSetLineStippleEnableEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetLineStippleEnableEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetLineStippleEnableEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ? 1 : 0;
+      check(a0, a1);
       fn(a0, a1);
     };
   }
 
   /** `vkCmdSetLineWidth`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetLineWidth(rt, fn) {
+  function cmdSetLineWidth(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdSetLineWidth(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetLineWidth", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetLineWidth", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
+      check(a0, a1);
       fn(a0, a1);
     };
   }
 
   /** `vkCmdSetLogicOpEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetLogicOpEXT(rt, fn) {
+  function cmdSetLogicOpEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdSetLogicOpEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetLogicOpEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetLogicOpEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
+      check(a0, a1);
       fn(a0, a1);
     };
   }
 
   /** `vkCmdSetLogicOpEnableEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetLogicOpEnableEXT(rt, fn) {
+  function cmdSetLogicOpEnableEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdSetLogicOpEnableEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetLogicOpEnableEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetLogicOpEnableEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ? 1 : 0;
+      check(a0, a1);
       fn(a0, a1);
     };
   }
 
   /** `vkCmdSetPatchControlPointsEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetPatchControlPointsEXT(rt, fn) {
+  function cmdSetPatchControlPointsEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdSetPatchControlPointsEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetPatchControlPointsEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetPatchControlPointsEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
+      check(a0, a1);
       fn(a0, a1);
     };
   }
 
   /** `vkCmdSetPerformanceMarkerINTEL`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetPerformanceMarkerINTEL(rt, fn) {
+  function cmdSetPerformanceMarkerINTEL(rt, fn, _owner, check) {
     const E0 = rt.entry("VkPerformanceMarkerInfoINTEL");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdSetPerformanceMarkerINTEL(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetPerformanceMarkerINTEL", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetPerformanceMarkerINTEL", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -7213,6 +8660,7 @@ export function commands() {
             "vkCmdSetPerformanceMarkerINTEL",
             "pMarkerInfo",
           );}
+        check(a0, a1);
         const r = fn(a0, a1);
         if (r < 0) rt.fail(r, "vkCmdSetPerformanceMarkerINTEL");
       } finally {
@@ -7222,11 +8670,16 @@ export function commands() {
   }
 
   /** `vkCmdSetPerformanceOverrideINTEL`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetPerformanceOverrideINTEL(rt, fn) {
+  function cmdSetPerformanceOverrideINTEL(rt, fn, _owner, check) {
     const E0 = rt.entry("VkPerformanceOverrideInfoINTEL");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdSetPerformanceOverrideINTEL(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetPerformanceOverrideINTEL", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetPerformanceOverrideINTEL", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -7258,6 +8711,7 @@ export function commands() {
             "vkCmdSetPerformanceOverrideINTEL",
             "pOverrideInfo",
           );}
+        check(a0, a1);
         const r = fn(a0, a1);
         if (r < 0) rt.fail(r, "vkCmdSetPerformanceOverrideINTEL");
       } finally {
@@ -7267,11 +8721,16 @@ export function commands() {
   }
 
   /** `vkCmdSetPerformanceStreamMarkerINTEL`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetPerformanceStreamMarkerINTEL(rt, fn) {
+  function cmdSetPerformanceStreamMarkerINTEL(rt, fn, _owner, check) {
     const E0 = rt.entry("VkPerformanceStreamMarkerInfoINTEL");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdSetPerformanceStreamMarkerINTEL(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetPerformanceStreamMarkerINTEL", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetPerformanceStreamMarkerINTEL", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -7303,6 +8762,7 @@ export function commands() {
             "vkCmdSetPerformanceStreamMarkerINTEL",
             "pMarkerInfo",
           );}
+        check(a0, a1);
         const r = fn(a0, a1);
         if (r < 0) rt.fail(r, "vkCmdSetPerformanceStreamMarkerINTEL");
       } finally {
@@ -7312,101 +8772,160 @@ export function commands() {
   }
 
   /** `vkCmdSetPolygonModeEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetPolygonModeEXT(rt, fn) {
+  function cmdSetPolygonModeEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdSetPolygonModeEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetPolygonModeEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetPolygonModeEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
+      check(a0, a1);
       fn(a0, a1);
     };
   }
 
   /** `vkCmdSetPrimitiveRestartEnable`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetPrimitiveRestartEnable(rt, fn) {
+  function cmdSetPrimitiveRestartEnable(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdSetPrimitiveRestartEnable(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetPrimitiveRestartEnable", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetPrimitiveRestartEnable", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ? 1 : 0;
+      check(a0, a1);
       fn(a0, a1);
     };
   }
 
   /** `vkCmdSetPrimitiveRestartIndexEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetPrimitiveRestartIndexEXT(rt, fn) {
+  function cmdSetPrimitiveRestartIndexEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdSetPrimitiveRestartIndexEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetPrimitiveRestartIndexEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetPrimitiveRestartIndexEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ?? 0;
+      check(a0, a1);
       fn(a0, a1);
     };
   }
 
   /** `vkCmdSetPrimitiveTopology`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetPrimitiveTopology(rt, fn) {
+  function cmdSetPrimitiveTopology(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdSetPrimitiveTopology(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetPrimitiveTopology", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetPrimitiveTopology", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
+      check(a0, a1);
       fn(a0, a1);
     };
   }
 
   /** `vkCmdSetProvokingVertexModeEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetProvokingVertexModeEXT(rt, fn) {
+  function cmdSetProvokingVertexModeEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdSetProvokingVertexModeEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetProvokingVertexModeEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetProvokingVertexModeEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
+      check(a0, a1);
       fn(a0, a1);
     };
   }
 
   /** `vkCmdSetRasterizationSamplesEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetRasterizationSamplesEXT(rt, fn) {
+  function cmdSetRasterizationSamplesEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdSetRasterizationSamplesEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetRasterizationSamplesEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetRasterizationSamplesEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
+      check(a0, a1);
       fn(a0, a1);
     };
   }
 
   /** `vkCmdSetRasterizationStreamEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetRasterizationStreamEXT(rt, fn) {
+  function cmdSetRasterizationStreamEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdSetRasterizationStreamEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetRasterizationStreamEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetRasterizationStreamEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
+      check(a0, a1);
       fn(a0, a1);
     };
   }
 
   /** `vkCmdSetRasterizerDiscardEnable`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetRasterizerDiscardEnable(rt, fn) {
+  function cmdSetRasterizerDiscardEnable(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdSetRasterizerDiscardEnable(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetRasterizerDiscardEnable", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetRasterizerDiscardEnable", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ? 1 : 0;
+      check(a0, a1);
       fn(a0, a1);
     };
   }
 
   /** `vkCmdSetRayTracingPipelineStackSizeKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetRayTracingPipelineStackSizeKHR(rt, fn) {
+  function cmdSetRayTracingPipelineStackSizeKHR(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdSetRayTracingPipelineStackSizeKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetRayTracingPipelineStackSizeKHR", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetRayTracingPipelineStackSizeKHR", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
+      check(a0, a1);
       fn(a0, a1);
     };
   }
 
   /** `vkCmdSetRenderingAttachmentLocations`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetRenderingAttachmentLocations(rt, fn) {
+  function cmdSetRenderingAttachmentLocations(rt, fn, _owner, check) {
     const E0 = rt.entry("VkRenderingAttachmentLocationInfo");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdSetRenderingAttachmentLocations(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetRenderingAttachmentLocations", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetRenderingAttachmentLocations", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -7438,6 +8957,7 @@ export function commands() {
             "vkCmdSetRenderingAttachmentLocations",
             "pLocationInfo",
           );}
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -7446,11 +8966,16 @@ export function commands() {
   }
 
   /** `vkCmdSetRenderingInputAttachmentIndices`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetRenderingInputAttachmentIndices(rt, fn) {
+  function cmdSetRenderingInputAttachmentIndices(rt, fn, _owner, check) {
     const E0 = rt.entry("VkRenderingInputAttachmentIndexInfo");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdSetRenderingInputAttachmentIndices(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetRenderingInputAttachmentIndices", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetRenderingInputAttachmentIndices", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -7482,6 +9007,7 @@ export function commands() {
             "vkCmdSetRenderingInputAttachmentIndices",
             "pInputAttachmentIndexInfo",
           );}
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -7490,21 +9016,32 @@ export function commands() {
   }
 
   /** `vkCmdSetRepresentativeFragmentTestEnableNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetRepresentativeFragmentTestEnableNV(rt, fn) {
+  function cmdSetRepresentativeFragmentTestEnableNV(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdSetRepresentativeFragmentTestEnableNV(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetRepresentativeFragmentTestEnableNV", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetRepresentativeFragmentTestEnableNV", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ? 1 : 0;
+      check(a0, a1);
       fn(a0, a1);
     };
   }
 
   /** `vkCmdSetSampleLocationsEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetSampleLocationsEXT(rt, fn) {
+  function cmdSetSampleLocationsEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkSampleLocationsInfoEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdSetSampleLocationsEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetSampleLocationsEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetSampleLocationsEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -7536,6 +9073,7 @@ export function commands() {
             "vkCmdSetSampleLocationsEXT",
             "pSampleLocationsInfo",
           );}
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -7544,24 +9082,36 @@ export function commands() {
   }
 
   /** `vkCmdSetSampleLocationsEnableEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetSampleLocationsEnableEXT(rt, fn) {
+  function cmdSetSampleLocationsEnableEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdSetSampleLocationsEnableEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetSampleLocationsEnableEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetSampleLocationsEnableEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ? 1 : 0;
+      check(a0, a1);
       fn(a0, a1);
     };
   }
 
   /** `vkCmdSetSampleMaskEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetSampleMaskEXT(rt, fn) {
+  function cmdSetSampleMaskEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdSetSampleMaskEXT(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetSampleMaskEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetSampleMaskEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
         const a1 = u1;
         const a2 = rt.array(m, "scalar", "u32", u2, true, "vkCmdSetSampleMaskEXT", "pSampleMask");
+        check(a0, a1, a2);
         fn(a0, a1, a2);
       } finally {
         rt.leave(m);
@@ -7570,11 +9120,16 @@ export function commands() {
   }
 
   /** `vkCmdSetScissor`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetScissor(rt, fn) {
+  function cmdSetScissor(rt, fn, _owner, check) {
     const E0 = rt.entry("VkRect2D");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdSetScissor(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetScissor", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetScissor", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -7592,6 +9147,7 @@ export function commands() {
         } else a3 = rt.array(m, "struct", "VkRect2D", u2, false, "vkCmdSetScissor", "pScissors", E0);
         const n2_0 = rt.len(u2, "struct", "vkCmdSetScissor", "pScissors");
         const a2 = n2_0;
+        check(a0, a1, a2, a3);
         fn(a0, a1, a2, a3);
       } finally {
         rt.leave(m);
@@ -7600,11 +9156,16 @@ export function commands() {
   }
 
   /** `vkCmdSetScissorWithCount`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetScissorWithCount(rt, fn) {
+  function cmdSetScissorWithCount(rt, fn, _owner, check) {
     const E0 = rt.entry("VkRect2D");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdSetScissorWithCount(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetScissorWithCount", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetScissorWithCount", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -7621,6 +9182,7 @@ export function commands() {
         } else a2 = rt.array(m, "struct", "VkRect2D", u1, false, "vkCmdSetScissorWithCount", "pScissors", E0);
         const n1_0 = rt.len(u1, "struct", "vkCmdSetScissorWithCount", "pScissors");
         const a1 = n1_0;
+        check(a0, a1, a2);
         fn(a0, a1, a2);
       } finally {
         rt.leave(m);
@@ -7629,90 +9191,137 @@ export function commands() {
   }
 
   /** `vkCmdSetShadingRateImageEnableNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetShadingRateImageEnableNV(rt, fn) {
+  function cmdSetShadingRateImageEnableNV(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdSetShadingRateImageEnableNV(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetShadingRateImageEnableNV", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetShadingRateImageEnableNV", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ? 1 : 0;
+      check(a0, a1);
       fn(a0, a1);
     };
   }
 
   /** `vkCmdSetStencilCompareMask`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetStencilCompareMask(rt, fn) {
+  function cmdSetStencilCompareMask(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdSetStencilCompareMask(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetStencilCompareMask", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetStencilCompareMask", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkCmdSetStencilOp`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetStencilOp(rt, fn) {
+  function cmdSetStencilOp(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdSetStencilOp(u0, u1, u2, u3, u4, u5) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetStencilOp", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetStencilOp", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2;
       const a3 = u3;
       const a4 = u4;
       const a5 = u5;
+      check(a0, a1, a2, a3, a4, a5);
       fn(a0, a1, a2, a3, a4, a5);
     };
   }
 
   /** `vkCmdSetStencilReference`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetStencilReference(rt, fn) {
+  function cmdSetStencilReference(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdSetStencilReference(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetStencilReference", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetStencilReference", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkCmdSetStencilTestEnable`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetStencilTestEnable(rt, fn) {
+  function cmdSetStencilTestEnable(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdSetStencilTestEnable(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetStencilTestEnable", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetStencilTestEnable", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ? 1 : 0;
+      check(a0, a1);
       fn(a0, a1);
     };
   }
 
   /** `vkCmdSetStencilWriteMask`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetStencilWriteMask(rt, fn) {
+  function cmdSetStencilWriteMask(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdSetStencilWriteMask(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetStencilWriteMask", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetStencilWriteMask", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkCmdSetTessellationDomainOriginEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetTessellationDomainOriginEXT(rt, fn) {
+  function cmdSetTessellationDomainOriginEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdSetTessellationDomainOriginEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetTessellationDomainOriginEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetTessellationDomainOriginEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
+      check(a0, a1);
       fn(a0, a1);
     };
   }
 
   /** `vkCmdSetVertexInputEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetVertexInputEXT(rt, fn) {
+  function cmdSetVertexInputEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkVertexInputBindingDescription2EXT");
     const W0 = E0[0];
     const E1 = rt.entry("VkVertexInputAttributeDescription2EXT");
     const W1 = E1[0];
+    let passed = null, passedAt = -1;
     return function cmdSetVertexInputEXT(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetVertexInputEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetVertexInputEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -7778,6 +9387,7 @@ export function commands() {
         const a1 = n1_0;
         const n3_0 = rt.len(u2, "struct", "vkCmdSetVertexInputEXT", "pVertexAttributeDescriptions");
         const a3 = n3_0;
+        check(a0, a1, a2, a3, a4);
         fn(a0, a1, a2, a3, a4);
       } finally {
         rt.leave(m);
@@ -7786,11 +9396,16 @@ export function commands() {
   }
 
   /** `vkCmdSetViewport`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetViewport(rt, fn) {
+  function cmdSetViewport(rt, fn, _owner, check) {
     const E0 = rt.entry("VkViewport");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdSetViewport(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetViewport", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetViewport", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -7808,6 +9423,7 @@ export function commands() {
         } else a3 = rt.array(m, "struct", "VkViewport", u2, false, "vkCmdSetViewport", "pViewports", E0);
         const n2_0 = rt.len(u2, "struct", "vkCmdSetViewport", "pViewports");
         const a2 = n2_0;
+        check(a0, a1, a2, a3);
         fn(a0, a1, a2, a3);
       } finally {
         rt.leave(m);
@@ -7816,11 +9432,16 @@ export function commands() {
   }
 
   /** `vkCmdSetViewportShadingRatePaletteNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetViewportShadingRatePaletteNV(rt, fn) {
+  function cmdSetViewportShadingRatePaletteNV(rt, fn, _owner, check) {
     const E0 = rt.entry("VkShadingRatePaletteNV");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdSetViewportShadingRatePaletteNV(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetViewportShadingRatePaletteNV", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetViewportShadingRatePaletteNV", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -7856,6 +9477,7 @@ export function commands() {
           );}
         const n2_0 = rt.len(u2, "struct", "vkCmdSetViewportShadingRatePaletteNV", "pShadingRatePalettes");
         const a2 = n2_0;
+        check(a0, a1, a2, a3);
         fn(a0, a1, a2, a3);
       } finally {
         rt.leave(m);
@@ -7864,11 +9486,16 @@ export function commands() {
   }
 
   /** `vkCmdSetViewportSwizzleNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetViewportSwizzleNV(rt, fn) {
+  function cmdSetViewportSwizzleNV(rt, fn, _owner, check) {
     const E0 = rt.entry("VkViewportSwizzleNV");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdSetViewportSwizzleNV(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetViewportSwizzleNV", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetViewportSwizzleNV", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -7904,6 +9531,7 @@ export function commands() {
           );}
         const n2_0 = rt.len(u2, "struct", "vkCmdSetViewportSwizzleNV", "pViewportSwizzles");
         const a2 = n2_0;
+        check(a0, a1, a2, a3);
         fn(a0, a1, a2, a3);
       } finally {
         rt.leave(m);
@@ -7912,21 +9540,32 @@ export function commands() {
   }
 
   /** `vkCmdSetViewportWScalingEnableNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetViewportWScalingEnableNV(rt, fn) {
+  function cmdSetViewportWScalingEnableNV(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdSetViewportWScalingEnableNV(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetViewportWScalingEnableNV", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetViewportWScalingEnableNV", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ? 1 : 0;
+      check(a0, a1);
       fn(a0, a1);
     };
   }
 
   /** `vkCmdSetViewportWScalingNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetViewportWScalingNV(rt, fn) {
+  function cmdSetViewportWScalingNV(rt, fn, _owner, check) {
     const E0 = rt.entry("VkViewportWScalingNV");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdSetViewportWScalingNV(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetViewportWScalingNV", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetViewportWScalingNV", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -7962,6 +9601,7 @@ export function commands() {
           );}
         const n2_0 = rt.len(u2, "struct", "vkCmdSetViewportWScalingNV", "pViewportWScalings");
         const a2 = n2_0;
+        check(a0, a1, a2, a3);
         fn(a0, a1, a2, a3);
       } finally {
         rt.leave(m);
@@ -7970,11 +9610,16 @@ export function commands() {
   }
 
   /** `vkCmdSetViewportWithCount`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetViewportWithCount(rt, fn) {
+  function cmdSetViewportWithCount(rt, fn, _owner, check) {
     const E0 = rt.entry("VkViewport");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdSetViewportWithCount(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetViewportWithCount", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetViewportWithCount", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -8000,6 +9645,7 @@ export function commands() {
           );}
         const n1_0 = rt.len(u1, "struct", "vkCmdSetViewportWithCount", "pViewports");
         const a1 = n1_0;
+        check(a0, a1, a2);
         fn(a0, a1, a2);
       } finally {
         rt.leave(m);
@@ -8008,30 +9654,47 @@ export function commands() {
   }
 
   /** `vkCmdSubpassShadingHUAWEI`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSubpassShadingHUAWEI(rt, fn) {
+  function cmdSubpassShadingHUAWEI(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdSubpassShadingHUAWEI(u0) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSubpassShadingHUAWEI", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSubpassShadingHUAWEI", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
+      check(a0);
       fn(a0);
     };
   }
 
   /** `vkCmdTraceRaysIndirect2KHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdTraceRaysIndirect2KHR(rt, fn) {
+  function cmdTraceRaysIndirect2KHR(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdTraceRaysIndirect2KHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdTraceRaysIndirect2KHR", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdTraceRaysIndirect2KHR", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
+      check(a0, a1);
       fn(a0, a1);
     };
   }
 
   /** `vkCmdTraceRaysIndirectKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdTraceRaysIndirectKHR(rt, fn) {
+  function cmdTraceRaysIndirectKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkStridedDeviceAddressRegionKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdTraceRaysIndirectKHR(u0, u1, u2, u3, u4, u5) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdTraceRaysIndirectKHR", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdTraceRaysIndirectKHR", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -8148,6 +9811,7 @@ export function commands() {
             "pCallableShaderBindingTable",
           );}
         const a5 = u5;
+        check(a0, a1, a2, a3, a4, a5);
         fn(a0, a1, a2, a3, a4, a5);
       } finally {
         rt.leave(m);
@@ -8156,11 +9820,16 @@ export function commands() {
   }
 
   /** `vkCmdTraceRaysKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdTraceRaysKHR(rt, fn) {
+  function cmdTraceRaysKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkStridedDeviceAddressRegionKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdTraceRaysKHR(u0, u1, u2, u3, u4, u5, u6, u7) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdTraceRaysKHR", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdTraceRaysKHR", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -8279,6 +9948,7 @@ export function commands() {
         const a5 = u5;
         const a6 = u6;
         const a7 = u7;
+        check(a0, a1, a2, a3, a4, a5, a6, a7);
         fn(a0, a1, a2, a3, a4, a5, a6, a7);
       } finally {
         rt.leave(m);
@@ -8287,9 +9957,14 @@ export function commands() {
   }
 
   /** `vkCmdTraceRaysNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdTraceRaysNV(rt, fn) {
+  function cmdTraceRaysNV(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdTraceRaysNV(u0, u1, u2, u3, u4, u5, u6, u7, u8, u9, u10, u11, u12, u13, u14) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdTraceRaysNV", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdTraceRaysNV", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2;
@@ -8305,14 +9980,20 @@ export function commands() {
       const a12 = u12;
       const a13 = u13;
       const a14 = u14;
+      check(a0, a1, a2, a3, a4, a5, a6, a7);
       fn(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14);
     };
   }
 
   /** `vkCmdUpdateBuffer`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdUpdateBuffer(rt, fn) {
+  function cmdUpdateBuffer(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdUpdateBuffer(u0, u1, u2, u3) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdUpdateBuffer", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdUpdateBuffer", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -8321,6 +10002,7 @@ export function commands() {
         const a4 = rt.bytes(m, u3, false, "vkCmdUpdateBuffer", "pData");
         const n3_0 = rt.len(u3, "bytes", "vkCmdUpdateBuffer", "pData");
         const a3 = BigInt(n3_0);
+        check(a0, a1, a2, a3, a4);
         fn(a0, a1, a2, a3, a4);
       } finally {
         rt.leave(m);
@@ -8329,11 +10011,16 @@ export function commands() {
   }
 
   /** `vkCmdUpdateMemoryKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdUpdateMemoryKHR(rt, fn) {
+  function cmdUpdateMemoryKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDeviceAddressRangeKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdUpdateMemoryKHR(u0, u1, u2, u3) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdUpdateMemoryKHR", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdUpdateMemoryKHR", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -8369,6 +10056,7 @@ export function commands() {
         const a4 = rt.bytes(m, u3, false, "vkCmdUpdateMemoryKHR", "pData");
         const n3_0 = rt.len(u3, "bytes", "vkCmdUpdateMemoryKHR", "pData");
         const a3 = BigInt(n3_0);
+        check(a0, a1, a2, a3, a4);
         fn(a0, a1, a2, a3, a4);
       } finally {
         rt.leave(m);
@@ -8377,26 +10065,37 @@ export function commands() {
   }
 
   /** `vkCmdUpdatePipelineIndirectBufferNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdUpdatePipelineIndirectBufferNV(rt, fn) {
+  function cmdUpdatePipelineIndirectBufferNV(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdUpdatePipelineIndirectBufferNV(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdUpdatePipelineIndirectBufferNV", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdUpdatePipelineIndirectBufferNV", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkCmdWaitEvents`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdWaitEvents(rt, fn) {
+  function cmdWaitEvents(rt, fn, _owner, check) {
     const E0 = rt.entry("VkMemoryBarrier");
     const W0 = E0[0];
     const E1 = rt.entry("VkBufferMemoryBarrier");
     const W1 = E1[0];
     const E2 = rt.entry("VkImageMemoryBarrier");
     const W2 = E2[0];
+    let passed = null, passedAt = -1;
     return function cmdWaitEvents(u0, u1, u2, u3, u4, u5, u6) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdWaitEvents", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdWaitEvents", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -8489,6 +10188,7 @@ export function commands() {
         const a7 = n7_0;
         const n9_0 = rt.len(u6, "struct", "vkCmdWaitEvents", "pImageMemoryBarriers");
         const a9 = n9_0;
+        check(a0, a1, a2, a3, a4, a5, a6, a7);
         fn(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10);
       } finally {
         rt.leave(m);
@@ -8497,11 +10197,16 @@ export function commands() {
   }
 
   /** `vkCmdWaitEvents2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdWaitEvents2(rt, fn) {
+  function cmdWaitEvents2(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDependencyInfo");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdWaitEvents2(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdWaitEvents2", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdWaitEvents2", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -8532,6 +10237,7 @@ export function commands() {
           rt.mismatch("vkCmdWaitEvents2", "pEvents", n1_0, "pDependencyInfos", n1_1);
         }
         const a1 = n1_0;
+        check(a0, a1, a2, a3);
         fn(a0, a1, a2, a3);
       } finally {
         rt.leave(m);
@@ -8540,9 +10246,14 @@ export function commands() {
   }
 
   /** `vkCmdWriteAccelerationStructuresPropertiesKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdWriteAccelerationStructuresPropertiesKHR(rt, fn) {
+  function cmdWriteAccelerationStructuresPropertiesKHR(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdWriteAccelerationStructuresPropertiesKHR(u0, u1, u2, u3, u4) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdWriteAccelerationStructuresPropertiesKHR", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdWriteAccelerationStructuresPropertiesKHR", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -8564,6 +10275,7 @@ export function commands() {
           "pAccelerationStructures",
         );
         const a1 = n1_0;
+        check(a0, a1, a2, a3, a4, a5);
         fn(a0, a1, a2, a3, a4, a5);
       } finally {
         rt.leave(m);
@@ -8572,9 +10284,14 @@ export function commands() {
   }
 
   /** `vkCmdWriteAccelerationStructuresPropertiesNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdWriteAccelerationStructuresPropertiesNV(rt, fn) {
+  function cmdWriteAccelerationStructuresPropertiesNV(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdWriteAccelerationStructuresPropertiesNV(u0, u1, u2, u3, u4) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdWriteAccelerationStructuresPropertiesNV", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdWriteAccelerationStructuresPropertiesNV", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -8596,6 +10313,7 @@ export function commands() {
           "pAccelerationStructures",
         );
         const a1 = n1_0;
+        check(a0, a1, a2, a3, a4, a5);
         fn(a0, a1, a2, a3, a4, a5);
       } finally {
         rt.leave(m);
@@ -8604,37 +10322,54 @@ export function commands() {
   }
 
   /** `vkCmdWriteBufferMarker2AMD`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdWriteBufferMarker2AMD(rt, fn) {
+  function cmdWriteBufferMarker2AMD(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdWriteBufferMarker2AMD(u0, u1, u2, u3, u4) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdWriteBufferMarker2AMD", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdWriteBufferMarker2AMD", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ?? 0n;
       const a2 = u2;
       const a3 = u3;
       const a4 = u4;
+      check(a0, a1, a2, a3, a4);
       fn(a0, a1, a2, a3, a4);
     };
   }
 
   /** `vkCmdWriteBufferMarkerAMD`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdWriteBufferMarkerAMD(rt, fn) {
+  function cmdWriteBufferMarkerAMD(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdWriteBufferMarkerAMD(u0, u1, u2, u3, u4) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdWriteBufferMarkerAMD", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdWriteBufferMarkerAMD", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ?? 0;
       const a2 = u2;
       const a3 = u3;
       const a4 = u4;
+      check(a0, a1, a2, a3, a4);
       fn(a0, a1, a2, a3, a4);
     };
   }
 
   /** `vkCmdWriteMarkerToMemoryAMD`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdWriteMarkerToMemoryAMD(rt, fn) {
+  function cmdWriteMarkerToMemoryAMD(rt, fn, _owner, check) {
     const E0 = rt.entry("VkMemoryMarkerInfoAMD");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function cmdWriteMarkerToMemoryAMD(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdWriteMarkerToMemoryAMD", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdWriteMarkerToMemoryAMD", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -8666,6 +10401,7 @@ export function commands() {
             "vkCmdWriteMarkerToMemoryAMD",
             "pInfo",
           );}
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -8674,9 +10410,14 @@ export function commands() {
   }
 
   /** `vkCmdWriteMicromapsPropertiesEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdWriteMicromapsPropertiesEXT(rt, fn) {
+  function cmdWriteMicromapsPropertiesEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdWriteMicromapsPropertiesEXT(u0, u1, u2, u3, u4) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdWriteMicromapsPropertiesEXT", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdWriteMicromapsPropertiesEXT", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -8693,6 +10434,7 @@ export function commands() {
         const a5 = u4;
         const n1_0 = rt.len(u1, "handle", "vkCmdWriteMicromapsPropertiesEXT", "pMicromaps");
         const a1 = n1_0;
+        check(a0, a1, a2, a3, a4, a5);
         fn(a0, a1, a2, a3, a4, a5);
       } finally {
         rt.leave(m);
@@ -8701,47 +10443,70 @@ export function commands() {
   }
 
   /** `vkCmdWriteTimestamp`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdWriteTimestamp(rt, fn) {
+  function cmdWriteTimestamp(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdWriteTimestamp(u0, u1, u2, u3) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdWriteTimestamp", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdWriteTimestamp", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2;
       const a3 = u3;
+      check(a0, a1, a2, a3);
       fn(a0, a1, a2, a3);
     };
   }
 
   /** `vkCmdWriteTimestamp2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdWriteTimestamp2(rt, fn) {
+  function cmdWriteTimestamp2(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function cmdWriteTimestamp2(u0, u1, u2, u3) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCmdWriteTimestamp2", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdWriteTimestamp2", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ?? 0n;
       const a2 = u2;
       const a3 = u3;
+      check(a0, a1, a2, a3);
       fn(a0, a1, a2, a3);
     };
   }
 
   /** `vkCompileDeferredNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function compileDeferredNV(rt, fn) {
+  function compileDeferredNV(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function compileDeferredNV(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCompileDeferredNV", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCompileDeferredNV", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2;
+      check(a0, a1, a2);
       const r = fn(a0, a1, a2);
       if (r < 0) rt.fail(r, "vkCompileDeferredNV");
     };
   }
 
   /** `vkConvertCooperativeVectorMatrixNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function convertCooperativeVectorMatrixNV(rt, fn) {
+  function convertCooperativeVectorMatrixNV(rt, fn, _owner, check) {
     const E0 = rt.entry("VkConvertCooperativeVectorMatrixInfoNV");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function convertCooperativeVectorMatrixNV(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkConvertCooperativeVectorMatrixNV", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkConvertCooperativeVectorMatrixNV", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -8773,6 +10538,7 @@ export function commands() {
             "vkConvertCooperativeVectorMatrixNV",
             "pInfo",
           );}
+        check(a0, a1);
         const r = fn(a0, a1);
         if (r < 0) rt.fail(r, "vkConvertCooperativeVectorMatrixNV");
         return r === 0 ? "VK_SUCCESS" : r === 5 ? "VK_INCOMPLETE" : rt.name(r);
@@ -8783,11 +10549,16 @@ export function commands() {
   }
 
   /** `vkCopyAccelerationStructureKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function copyAccelerationStructureKHR(rt, fn) {
+  function copyAccelerationStructureKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkCopyAccelerationStructureInfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function copyAccelerationStructureKHR(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCopyAccelerationStructureKHR", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCopyAccelerationStructureKHR", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -8820,6 +10591,7 @@ export function commands() {
             "vkCopyAccelerationStructureKHR",
             "pInfo",
           );}
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkCopyAccelerationStructureKHR");
         return r === 0
@@ -8836,11 +10608,16 @@ export function commands() {
   }
 
   /** `vkCopyAccelerationStructureToMemoryKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function copyAccelerationStructureToMemoryKHR(rt, fn) {
+  function copyAccelerationStructureToMemoryKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkCopyAccelerationStructureToMemoryInfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function copyAccelerationStructureToMemoryKHR(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCopyAccelerationStructureToMemoryKHR", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCopyAccelerationStructureToMemoryKHR", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -8873,6 +10650,7 @@ export function commands() {
             "vkCopyAccelerationStructureToMemoryKHR",
             "pInfo",
           );}
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkCopyAccelerationStructureToMemoryKHR");
         return r === 0
@@ -8889,11 +10667,16 @@ export function commands() {
   }
 
   /** `vkCopyImageToImage`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function copyImageToImage(rt, fn) {
+  function copyImageToImage(rt, fn, _owner, check) {
     const E0 = rt.entry("VkCopyImageToImageInfo");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function copyImageToImage(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCopyImageToImage", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCopyImageToImage", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -8925,6 +10708,7 @@ export function commands() {
             "vkCopyImageToImage",
             "pCopyImageToImageInfo",
           );}
+        check(a0, a1);
         const r = fn(a0, a1);
         if (r < 0) rt.fail(r, "vkCopyImageToImage");
       } finally {
@@ -8934,11 +10718,16 @@ export function commands() {
   }
 
   /** `vkCopyImageToMemory`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function copyImageToMemory(rt, fn) {
+  function copyImageToMemory(rt, fn, _owner, check) {
     const E0 = rt.entry("VkCopyImageToMemoryInfo");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function copyImageToMemory(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCopyImageToMemory", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCopyImageToMemory", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -8970,6 +10759,7 @@ export function commands() {
             "vkCopyImageToMemory",
             "pCopyImageToMemoryInfo",
           );}
+        check(a0, a1);
         const r = fn(a0, a1);
         if (r < 0) rt.fail(r, "vkCopyImageToMemory");
       } finally {
@@ -8979,11 +10769,16 @@ export function commands() {
   }
 
   /** `vkCopyMemoryToAccelerationStructureKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function copyMemoryToAccelerationStructureKHR(rt, fn) {
+  function copyMemoryToAccelerationStructureKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkCopyMemoryToAccelerationStructureInfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function copyMemoryToAccelerationStructureKHR(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCopyMemoryToAccelerationStructureKHR", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCopyMemoryToAccelerationStructureKHR", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -9016,6 +10811,7 @@ export function commands() {
             "vkCopyMemoryToAccelerationStructureKHR",
             "pInfo",
           );}
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkCopyMemoryToAccelerationStructureKHR");
         return r === 0
@@ -9032,11 +10828,16 @@ export function commands() {
   }
 
   /** `vkCopyMemoryToImage`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function copyMemoryToImage(rt, fn) {
+  function copyMemoryToImage(rt, fn, _owner, check) {
     const E0 = rt.entry("VkCopyMemoryToImageInfo");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function copyMemoryToImage(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCopyMemoryToImage", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCopyMemoryToImage", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -9068,6 +10869,7 @@ export function commands() {
             "vkCopyMemoryToImage",
             "pCopyMemoryToImageInfo",
           );}
+        check(a0, a1);
         const r = fn(a0, a1);
         if (r < 0) rt.fail(r, "vkCopyMemoryToImage");
       } finally {
@@ -9077,11 +10879,16 @@ export function commands() {
   }
 
   /** `vkCopyMemoryToMicromapEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function copyMemoryToMicromapEXT(rt, fn) {
+  function copyMemoryToMicromapEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkCopyMemoryToMicromapInfoEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function copyMemoryToMicromapEXT(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCopyMemoryToMicromapEXT", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCopyMemoryToMicromapEXT", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -9114,6 +10921,7 @@ export function commands() {
             "vkCopyMemoryToMicromapEXT",
             "pInfo",
           );}
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkCopyMemoryToMicromapEXT");
         return r === 0
@@ -9130,11 +10938,16 @@ export function commands() {
   }
 
   /** `vkCopyMicromapEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function copyMicromapEXT(rt, fn) {
+  function copyMicromapEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkCopyMicromapInfoEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function copyMicromapEXT(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCopyMicromapEXT", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCopyMicromapEXT", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -9150,6 +10963,7 @@ export function commands() {
             a2 = rt.refit(m, top, e, E0, "VkCopyMicromapInfoEXT", [u2], "vkCopyMicromapEXT", "pInfo");
           }
         } else a2 = rt.struct(m, E0, "VkCopyMicromapInfoEXT", u2, false, "vkCopyMicromapEXT", "pInfo");
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkCopyMicromapEXT");
         return r === 0
@@ -9166,11 +10980,16 @@ export function commands() {
   }
 
   /** `vkCopyMicromapToMemoryEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function copyMicromapToMemoryEXT(rt, fn) {
+  function copyMicromapToMemoryEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkCopyMicromapToMemoryInfoEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function copyMicromapToMemoryEXT(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCopyMicromapToMemoryEXT", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCopyMicromapToMemoryEXT", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -9203,6 +11022,7 @@ export function commands() {
             "vkCopyMicromapToMemoryEXT",
             "pInfo",
           );}
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkCopyMicromapToMemoryEXT");
         return r === 0
@@ -9219,11 +11039,16 @@ export function commands() {
   }
 
   /** `vkCreateAccelerationStructure2KHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createAccelerationStructure2KHR(rt, fn) {
+  function createAccelerationStructure2KHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkAccelerationStructureCreateInfo2KHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createAccelerationStructure2KHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateAccelerationStructure2KHR", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateAccelerationStructure2KHR", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -9257,6 +11082,7 @@ export function commands() {
           );}
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCreateAccelerationStructure2KHR");
         const o3 = rt.handle(m, 0);
@@ -9268,11 +11094,16 @@ export function commands() {
   }
 
   /** `vkCreateAccelerationStructureKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createAccelerationStructureKHR(rt, fn) {
+  function createAccelerationStructureKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkAccelerationStructureCreateInfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createAccelerationStructureKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateAccelerationStructureKHR", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateAccelerationStructureKHR", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -9306,6 +11137,7 @@ export function commands() {
           );}
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCreateAccelerationStructureKHR");
         const o3 = rt.handle(m, 0);
@@ -9317,11 +11149,16 @@ export function commands() {
   }
 
   /** `vkCreateAccelerationStructureNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createAccelerationStructureNV(rt, fn) {
+  function createAccelerationStructureNV(rt, fn, _owner, check) {
     const E0 = rt.entry("VkAccelerationStructureCreateInfoNV");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createAccelerationStructureNV(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateAccelerationStructureNV", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateAccelerationStructureNV", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -9355,6 +11192,7 @@ export function commands() {
           );}
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCreateAccelerationStructureNV");
         const o3 = rt.handle(m, 0);
@@ -9366,11 +11204,16 @@ export function commands() {
   }
 
   /** `vkCreateAndroidSurfaceKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createAndroidSurfaceKHR(rt, fn) {
+  function createAndroidSurfaceKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkAndroidSurfaceCreateInfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createAndroidSurfaceKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateAndroidSurfaceKHR", "instance");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateAndroidSurfaceKHR", "instance");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -9404,6 +11247,7 @@ export function commands() {
           );}
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCreateAndroidSurfaceKHR");
         const o3 = rt.handle(m, 0);
@@ -9415,11 +11259,16 @@ export function commands() {
   }
 
   /** `vkCreateBuffer`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createBuffer(rt, fn) {
+  function createBuffer(rt, fn, _owner, check) {
     const E0 = rt.entry("VkBufferCreateInfo");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createBuffer(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateBuffer", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateBuffer", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -9436,6 +11285,7 @@ export function commands() {
         } else a1 = rt.struct(m, E0, "VkBufferCreateInfo", u1, false, "vkCreateBuffer", "pCreateInfo");
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCreateBuffer");
         const o3 = rt.handle(m, 0);
@@ -9447,11 +11297,16 @@ export function commands() {
   }
 
   /** `vkCreateBufferCollectionFUCHSIA`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createBufferCollectionFUCHSIA(rt, fn) {
+  function createBufferCollectionFUCHSIA(rt, fn, _owner, check) {
     const E0 = rt.entry("VkBufferCollectionCreateInfoFUCHSIA");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createBufferCollectionFUCHSIA(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateBufferCollectionFUCHSIA", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateBufferCollectionFUCHSIA", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -9485,6 +11340,7 @@ export function commands() {
           );}
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCreateBufferCollectionFUCHSIA");
         const o3 = rt.handle(m, 0);
@@ -9496,11 +11352,16 @@ export function commands() {
   }
 
   /** `vkCreateBufferView`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createBufferView(rt, fn) {
+  function createBufferView(rt, fn, _owner, check) {
     const E0 = rt.entry("VkBufferViewCreateInfo");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createBufferView(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateBufferView", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateBufferView", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -9525,6 +11386,7 @@ export function commands() {
           );}
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCreateBufferView");
         const o3 = rt.handle(m, 0);
@@ -9536,11 +11398,16 @@ export function commands() {
   }
 
   /** `vkCreateCommandPool`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createCommandPool(rt, fn) {
+  function createCommandPool(rt, fn, _owner, check) {
     const E0 = rt.entry("VkCommandPoolCreateInfo");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createCommandPool(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateCommandPool", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateCommandPool", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -9574,6 +11441,7 @@ export function commands() {
           );}
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCreateCommandPool");
         const o3 = rt.handle(m, 0);
@@ -9585,11 +11453,16 @@ export function commands() {
   }
 
   /** `vkCreateComputePipelines`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createComputePipelines(rt, fn) {
+  function createComputePipelines(rt, fn, _owner, check) {
     const E0 = rt.entry("VkComputePipelineCreateInfo");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createComputePipelines(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateComputePipelines", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateComputePipelines", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -9629,6 +11502,7 @@ export function commands() {
         const n5 = rt.size(a2);
         const b5 = rt.outArray(m, "handle", "VkPipeline", n5);
         const a5 = m.pointer(b5);
+        check(a0, a1, a2, a3, a4, a5);
         const r = fn(a0, a1, a2, a3, a4, a5);
         if (r < 0) rt.fail(r, "vkCreateComputePipelines");
         const o5 = rt.readArray("handle", "VkPipeline", b5, n5);
@@ -9647,11 +11521,16 @@ export function commands() {
   }
 
   /** `vkCreateCuFunctionNVX`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createCuFunctionNVX(rt, fn) {
+  function createCuFunctionNVX(rt, fn, _owner, check) {
     const E0 = rt.entry("VkCuFunctionCreateInfoNVX");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createCuFunctionNVX(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateCuFunctionNVX", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateCuFunctionNVX", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -9685,6 +11564,7 @@ export function commands() {
           );}
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCreateCuFunctionNVX");
         const o3 = rt.handle(m, 0);
@@ -9696,11 +11576,16 @@ export function commands() {
   }
 
   /** `vkCreateCuModuleNVX`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createCuModuleNVX(rt, fn) {
+  function createCuModuleNVX(rt, fn, _owner, check) {
     const E0 = rt.entry("VkCuModuleCreateInfoNVX");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createCuModuleNVX(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateCuModuleNVX", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateCuModuleNVX", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -9734,6 +11619,7 @@ export function commands() {
           );}
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCreateCuModuleNVX");
         const o3 = rt.handle(m, 0);
@@ -9745,11 +11631,16 @@ export function commands() {
   }
 
   /** `vkCreateCudaFunctionNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createCudaFunctionNV(rt, fn) {
+  function createCudaFunctionNV(rt, fn, _owner, check) {
     const E0 = rt.entry("VkCudaFunctionCreateInfoNV");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createCudaFunctionNV(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateCudaFunctionNV", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateCudaFunctionNV", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -9783,6 +11674,7 @@ export function commands() {
           );}
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCreateCudaFunctionNV");
         const o3 = rt.handle(m, 0);
@@ -9794,11 +11686,16 @@ export function commands() {
   }
 
   /** `vkCreateCudaModuleNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createCudaModuleNV(rt, fn) {
+  function createCudaModuleNV(rt, fn, _owner, check) {
     const E0 = rt.entry("VkCudaModuleCreateInfoNV");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createCudaModuleNV(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateCudaModuleNV", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateCudaModuleNV", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -9832,6 +11729,7 @@ export function commands() {
           );}
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCreateCudaModuleNV");
         const o3 = rt.handle(m, 0);
@@ -9843,11 +11741,16 @@ export function commands() {
   }
 
   /** `vkCreateDataGraphPipelineSessionARM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createDataGraphPipelineSessionARM(rt, fn) {
+  function createDataGraphPipelineSessionARM(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDataGraphPipelineSessionCreateInfoARM");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createDataGraphPipelineSessionARM(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateDataGraphPipelineSessionARM", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateDataGraphPipelineSessionARM", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -9881,6 +11784,7 @@ export function commands() {
           );}
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCreateDataGraphPipelineSessionARM");
         const o3 = rt.handle(m, 0);
@@ -9892,11 +11796,16 @@ export function commands() {
   }
 
   /** `vkCreateDataGraphPipelinesARM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createDataGraphPipelinesARM(rt, fn) {
+  function createDataGraphPipelinesARM(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDataGraphPipelineCreateInfoARM");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createDataGraphPipelinesARM(u0, u1, u2, u3) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateDataGraphPipelinesARM", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateDataGraphPipelinesARM", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -9937,6 +11846,7 @@ export function commands() {
         const n6 = rt.size(a3);
         const b6 = rt.outArray(m, "handle", "VkPipeline", n6);
         const a6 = m.pointer(b6);
+        check(a0, a1, a2, a3, a4, a5, a6);
         const r = fn(a0, a1, a2, a3, a4, a5, a6);
         if (r < 0) rt.fail(r, "vkCreateDataGraphPipelinesARM");
         const o6 = rt.readArray("handle", "VkPipeline", b6, n6);
@@ -9955,11 +11865,16 @@ export function commands() {
   }
 
   /** `vkCreateDebugReportCallbackEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createDebugReportCallbackEXT(rt, fn) {
+  function createDebugReportCallbackEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDebugReportCallbackCreateInfoEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createDebugReportCallbackEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateDebugReportCallbackEXT", "instance");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateDebugReportCallbackEXT", "instance");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -9993,6 +11908,7 @@ export function commands() {
           );}
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCreateDebugReportCallbackEXT");
         const o3 = rt.handle(m, 0);
@@ -10004,11 +11920,16 @@ export function commands() {
   }
 
   /** `vkCreateDebugUtilsMessengerEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createDebugUtilsMessengerEXT(rt, fn) {
+  function createDebugUtilsMessengerEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDebugUtilsMessengerCreateInfoEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createDebugUtilsMessengerEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateDebugUtilsMessengerEXT", "instance");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateDebugUtilsMessengerEXT", "instance");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -10042,6 +11963,7 @@ export function commands() {
           );}
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCreateDebugUtilsMessengerEXT");
         const o3 = rt.handle(m, 0);
@@ -10053,14 +11975,20 @@ export function commands() {
   }
 
   /** `vkCreateDeferredOperationKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createDeferredOperationKHR(rt, fn) {
+  function createDeferredOperationKHR(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function createDeferredOperationKHR(u0) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateDeferredOperationKHR", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateDeferredOperationKHR", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
         const a1 = null;
         const a2 = m.at(0);
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkCreateDeferredOperationKHR");
         const o2 = rt.handle(m, 0);
@@ -10072,11 +12000,16 @@ export function commands() {
   }
 
   /** `vkCreateDescriptorPool`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createDescriptorPool(rt, fn) {
+  function createDescriptorPool(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDescriptorPoolCreateInfo");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createDescriptorPool(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateDescriptorPool", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateDescriptorPool", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -10110,6 +12043,7 @@ export function commands() {
           );}
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCreateDescriptorPool");
         const o3 = rt.handle(m, 0);
@@ -10121,11 +12055,16 @@ export function commands() {
   }
 
   /** `vkCreateDescriptorSetLayout`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createDescriptorSetLayout(rt, fn) {
+  function createDescriptorSetLayout(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDescriptorSetLayoutCreateInfo");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createDescriptorSetLayout(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateDescriptorSetLayout", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateDescriptorSetLayout", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -10159,6 +12098,7 @@ export function commands() {
           );}
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCreateDescriptorSetLayout");
         const o3 = rt.handle(m, 0);
@@ -10170,11 +12110,16 @@ export function commands() {
   }
 
   /** `vkCreateDescriptorUpdateTemplate`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createDescriptorUpdateTemplate(rt, fn) {
+  function createDescriptorUpdateTemplate(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDescriptorUpdateTemplateCreateInfo");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createDescriptorUpdateTemplate(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateDescriptorUpdateTemplate", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateDescriptorUpdateTemplate", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -10208,6 +12153,7 @@ export function commands() {
           );}
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCreateDescriptorUpdateTemplate");
         const o3 = rt.handle(m, 0);
@@ -10219,11 +12165,16 @@ export function commands() {
   }
 
   /** `vkCreateDevice`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createDevice(rt, fn) {
+  function createDevice(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDeviceCreateInfo");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createDevice(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateDevice", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateDevice", "physicalDevice");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -10240,6 +12191,7 @@ export function commands() {
         } else a1 = rt.struct(m, E0, "VkDeviceCreateInfo", u1, false, "vkCreateDevice", "pCreateInfo");
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCreateDevice");
         const o3 = rt.handle(m, 0);
@@ -10251,11 +12203,16 @@ export function commands() {
   }
 
   /** `vkCreateDirectFBSurfaceEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createDirectFBSurfaceEXT(rt, fn) {
+  function createDirectFBSurfaceEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDirectFBSurfaceCreateInfoEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createDirectFBSurfaceEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateDirectFBSurfaceEXT", "instance");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateDirectFBSurfaceEXT", "instance");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -10289,6 +12246,7 @@ export function commands() {
           );}
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCreateDirectFBSurfaceEXT");
         const o3 = rt.handle(m, 0);
@@ -10300,11 +12258,16 @@ export function commands() {
   }
 
   /** `vkCreateDisplayModeKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createDisplayModeKHR(rt, fn) {
+  function createDisplayModeKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDisplayModeCreateInfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createDisplayModeKHR(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateDisplayModeKHR", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateDisplayModeKHR", "physicalDevice");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -10339,6 +12302,7 @@ export function commands() {
           );}
         const a3 = null;
         const a4 = m.at(0);
+        check(a0, a1, a2, a3, a4);
         const r = fn(a0, a1, a2, a3, a4);
         if (r < 0) rt.fail(r, "vkCreateDisplayModeKHR");
         const o4 = rt.handle(m, 0);
@@ -10350,11 +12314,16 @@ export function commands() {
   }
 
   /** `vkCreateDisplayPlaneSurfaceKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createDisplayPlaneSurfaceKHR(rt, fn) {
+  function createDisplayPlaneSurfaceKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDisplaySurfaceCreateInfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createDisplayPlaneSurfaceKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateDisplayPlaneSurfaceKHR", "instance");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateDisplayPlaneSurfaceKHR", "instance");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -10388,6 +12357,7 @@ export function commands() {
           );}
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCreateDisplayPlaneSurfaceKHR");
         const o3 = rt.handle(m, 0);
@@ -10399,11 +12369,16 @@ export function commands() {
   }
 
   /** `vkCreateEvent`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createEvent(rt, fn) {
+  function createEvent(rt, fn, _owner, check) {
     const E0 = rt.entry("VkEventCreateInfo");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createEvent(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateEvent", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateEvent", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -10420,6 +12395,7 @@ export function commands() {
         } else a1 = rt.struct(m, E0, "VkEventCreateInfo", u1, false, "vkCreateEvent", "pCreateInfo");
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCreateEvent");
         const o3 = rt.handle(m, 0);
@@ -10431,11 +12407,16 @@ export function commands() {
   }
 
   /** `vkCreateExecutionGraphPipelinesAMDX`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createExecutionGraphPipelinesAMDX(rt, fn) {
+  function createExecutionGraphPipelinesAMDX(rt, fn, _owner, check) {
     const E0 = rt.entry("VkExecutionGraphPipelineCreateInfoAMDX");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createExecutionGraphPipelinesAMDX(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateExecutionGraphPipelinesAMDX", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateExecutionGraphPipelinesAMDX", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -10475,6 +12456,7 @@ export function commands() {
         const n5 = rt.size(a2);
         const b5 = rt.outArray(m, "handle", "VkPipeline", n5);
         const a5 = m.pointer(b5);
+        check(a0, a1, a2, a3, a4, a5);
         const r = fn(a0, a1, a2, a3, a4, a5);
         if (r < 0) rt.fail(r, "vkCreateExecutionGraphPipelinesAMDX");
         const o5 = rt.readArray("handle", "VkPipeline", b5, n5);
@@ -10493,11 +12475,16 @@ export function commands() {
   }
 
   /** `vkCreateExternalComputeQueueNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createExternalComputeQueueNV(rt, fn) {
+  function createExternalComputeQueueNV(rt, fn, _owner, check) {
     const E0 = rt.entry("VkExternalComputeQueueCreateInfoNV");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createExternalComputeQueueNV(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateExternalComputeQueueNV", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateExternalComputeQueueNV", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -10531,6 +12518,7 @@ export function commands() {
           );}
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCreateExternalComputeQueueNV");
         const o3 = rt.handle(m, 0);
@@ -10542,11 +12530,16 @@ export function commands() {
   }
 
   /** `vkCreateFence`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createFence(rt, fn) {
+  function createFence(rt, fn, _owner, check) {
     const E0 = rt.entry("VkFenceCreateInfo");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createFence(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateFence", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateFence", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -10563,6 +12556,7 @@ export function commands() {
         } else a1 = rt.struct(m, E0, "VkFenceCreateInfo", u1, false, "vkCreateFence", "pCreateInfo");
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCreateFence");
         const o3 = rt.handle(m, 0);
@@ -10574,11 +12568,16 @@ export function commands() {
   }
 
   /** `vkCreateFramebuffer`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createFramebuffer(rt, fn) {
+  function createFramebuffer(rt, fn, _owner, check) {
     const E0 = rt.entry("VkFramebufferCreateInfo");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createFramebuffer(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateFramebuffer", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateFramebuffer", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -10612,6 +12611,7 @@ export function commands() {
           );}
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCreateFramebuffer");
         const o3 = rt.handle(m, 0);
@@ -10623,11 +12623,16 @@ export function commands() {
   }
 
   /** `vkCreateGpaSessionAMD`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createGpaSessionAMD(rt, fn) {
+  function createGpaSessionAMD(rt, fn, _owner, check) {
     const E0 = rt.entry("VkGpaSessionCreateInfoAMD");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createGpaSessionAMD(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateGpaSessionAMD", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateGpaSessionAMD", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -10661,6 +12666,7 @@ export function commands() {
           );}
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCreateGpaSessionAMD");
         const o3 = rt.handle(m, 0);
@@ -10672,11 +12678,16 @@ export function commands() {
   }
 
   /** `vkCreateGraphicsPipelines`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createGraphicsPipelines(rt, fn) {
+  function createGraphicsPipelines(rt, fn, _owner, check) {
     const E0 = rt.entry("VkGraphicsPipelineCreateInfo");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createGraphicsPipelines(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateGraphicsPipelines", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateGraphicsPipelines", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -10716,6 +12727,7 @@ export function commands() {
         const n5 = rt.size(a2);
         const b5 = rt.outArray(m, "handle", "VkPipeline", n5);
         const a5 = m.pointer(b5);
+        check(a0, a1, a2, a3, a4, a5);
         const r = fn(a0, a1, a2, a3, a4, a5);
         if (r < 0) rt.fail(r, "vkCreateGraphicsPipelines");
         const o5 = rt.readArray("handle", "VkPipeline", b5, n5);
@@ -10734,11 +12746,16 @@ export function commands() {
   }
 
   /** `vkCreateHeadlessSurfaceEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createHeadlessSurfaceEXT(rt, fn) {
+  function createHeadlessSurfaceEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkHeadlessSurfaceCreateInfoEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createHeadlessSurfaceEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateHeadlessSurfaceEXT", "instance");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateHeadlessSurfaceEXT", "instance");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -10772,6 +12789,7 @@ export function commands() {
           );}
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCreateHeadlessSurfaceEXT");
         const o3 = rt.handle(m, 0);
@@ -10783,11 +12801,16 @@ export function commands() {
   }
 
   /** `vkCreateIOSSurfaceMVK`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createIOSSurfaceMVK(rt, fn) {
+  function createIOSSurfaceMVK(rt, fn, _owner, check) {
     const E0 = rt.entry("VkIOSSurfaceCreateInfoMVK");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createIOSSurfaceMVK(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateIOSSurfaceMVK", "instance");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateIOSSurfaceMVK", "instance");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -10821,6 +12844,7 @@ export function commands() {
           );}
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCreateIOSSurfaceMVK");
         const o3 = rt.handle(m, 0);
@@ -10832,11 +12856,16 @@ export function commands() {
   }
 
   /** `vkCreateImage`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createImage(rt, fn) {
+  function createImage(rt, fn, _owner, check) {
     const E0 = rt.entry("VkImageCreateInfo");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createImage(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateImage", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateImage", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -10853,6 +12882,7 @@ export function commands() {
         } else a1 = rt.struct(m, E0, "VkImageCreateInfo", u1, false, "vkCreateImage", "pCreateInfo");
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCreateImage");
         const o3 = rt.handle(m, 0);
@@ -10864,11 +12894,16 @@ export function commands() {
   }
 
   /** `vkCreateImagePipeSurfaceFUCHSIA`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createImagePipeSurfaceFUCHSIA(rt, fn) {
+  function createImagePipeSurfaceFUCHSIA(rt, fn, _owner, check) {
     const E0 = rt.entry("VkImagePipeSurfaceCreateInfoFUCHSIA");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createImagePipeSurfaceFUCHSIA(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateImagePipeSurfaceFUCHSIA", "instance");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateImagePipeSurfaceFUCHSIA", "instance");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -10902,6 +12937,7 @@ export function commands() {
           );}
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCreateImagePipeSurfaceFUCHSIA");
         const o3 = rt.handle(m, 0);
@@ -10913,11 +12949,16 @@ export function commands() {
   }
 
   /** `vkCreateImageView`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createImageView(rt, fn) {
+  function createImageView(rt, fn, _owner, check) {
     const E0 = rt.entry("VkImageViewCreateInfo");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createImageView(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateImageView", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateImageView", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -10934,6 +12975,7 @@ export function commands() {
         } else a1 = rt.struct(m, E0, "VkImageViewCreateInfo", u1, false, "vkCreateImageView", "pCreateInfo");
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCreateImageView");
         const o3 = rt.handle(m, 0);
@@ -10945,11 +12987,16 @@ export function commands() {
   }
 
   /** `vkCreateIndirectCommandsLayoutEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createIndirectCommandsLayoutEXT(rt, fn) {
+  function createIndirectCommandsLayoutEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkIndirectCommandsLayoutCreateInfoEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createIndirectCommandsLayoutEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateIndirectCommandsLayoutEXT", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateIndirectCommandsLayoutEXT", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -10983,6 +13030,7 @@ export function commands() {
           );}
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCreateIndirectCommandsLayoutEXT");
         const o3 = rt.handle(m, 0);
@@ -10994,11 +13042,16 @@ export function commands() {
   }
 
   /** `vkCreateIndirectCommandsLayoutNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createIndirectCommandsLayoutNV(rt, fn) {
+  function createIndirectCommandsLayoutNV(rt, fn, _owner, check) {
     const E0 = rt.entry("VkIndirectCommandsLayoutCreateInfoNV");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createIndirectCommandsLayoutNV(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateIndirectCommandsLayoutNV", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateIndirectCommandsLayoutNV", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -11032,6 +13085,7 @@ export function commands() {
           );}
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCreateIndirectCommandsLayoutNV");
         const o3 = rt.handle(m, 0);
@@ -11043,11 +13097,16 @@ export function commands() {
   }
 
   /** `vkCreateIndirectExecutionSetEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createIndirectExecutionSetEXT(rt, fn) {
+  function createIndirectExecutionSetEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkIndirectExecutionSetCreateInfoEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createIndirectExecutionSetEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateIndirectExecutionSetEXT", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateIndirectExecutionSetEXT", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -11081,6 +13140,7 @@ export function commands() {
           );}
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCreateIndirectExecutionSetEXT");
         const o3 = rt.handle(m, 0);
@@ -11122,11 +13182,16 @@ export function commands() {
   }
 
   /** `vkCreateMacOSSurfaceMVK`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createMacOSSurfaceMVK(rt, fn) {
+  function createMacOSSurfaceMVK(rt, fn, _owner, check) {
     const E0 = rt.entry("VkMacOSSurfaceCreateInfoMVK");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createMacOSSurfaceMVK(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateMacOSSurfaceMVK", "instance");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateMacOSSurfaceMVK", "instance");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -11160,6 +13225,7 @@ export function commands() {
           );}
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCreateMacOSSurfaceMVK");
         const o3 = rt.handle(m, 0);
@@ -11171,11 +13237,16 @@ export function commands() {
   }
 
   /** `vkCreateMetalSurfaceEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createMetalSurfaceEXT(rt, fn) {
+  function createMetalSurfaceEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkMetalSurfaceCreateInfoEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createMetalSurfaceEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateMetalSurfaceEXT", "instance");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateMetalSurfaceEXT", "instance");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -11209,6 +13280,7 @@ export function commands() {
           );}
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCreateMetalSurfaceEXT");
         const o3 = rt.handle(m, 0);
@@ -11220,11 +13292,16 @@ export function commands() {
   }
 
   /** `vkCreateMicromapEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createMicromapEXT(rt, fn) {
+  function createMicromapEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkMicromapCreateInfoEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createMicromapEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateMicromapEXT", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateMicromapEXT", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -11258,6 +13335,7 @@ export function commands() {
           );}
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCreateMicromapEXT");
         const o3 = rt.handle(m, 0);
@@ -11269,11 +13347,16 @@ export function commands() {
   }
 
   /** `vkCreateOpticalFlowSessionNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createOpticalFlowSessionNV(rt, fn) {
+  function createOpticalFlowSessionNV(rt, fn, _owner, check) {
     const E0 = rt.entry("VkOpticalFlowSessionCreateInfoNV");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createOpticalFlowSessionNV(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateOpticalFlowSessionNV", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateOpticalFlowSessionNV", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -11307,6 +13390,7 @@ export function commands() {
           );}
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCreateOpticalFlowSessionNV");
         const o3 = rt.handle(m, 0);
@@ -11318,12 +13402,17 @@ export function commands() {
   }
 
   /** `vkCreatePipelineBinariesKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createPipelineBinariesKHR(rt, fn) {
+  function createPipelineBinariesKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkPipelineBinaryCreateInfoKHR");
     const W0 = E0[0];
     const E1 = rt.entry("VkPipelineBinaryHandlesInfoKHR");
+    let passed = null, passedAt = -1;
     return function createPipelineBinariesKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreatePipelineBinariesKHR", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreatePipelineBinariesKHR", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(32);
       try {
         const a0 = u0;
@@ -11358,6 +13447,7 @@ export function commands() {
         const a2 = null;
         rt.outStruct(m, E1, "VkPipelineBinaryHandlesInfoKHR", 0, null, "vkCreatePipelineBinariesKHR");
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCreatePipelineBinariesKHR");
         const o3 = rt.readStruct(m, E1, 0, false);
@@ -11378,11 +13468,16 @@ export function commands() {
   }
 
   /** `vkCreatePipelineCache`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createPipelineCache(rt, fn) {
+  function createPipelineCache(rt, fn, _owner, check) {
     const E0 = rt.entry("VkPipelineCacheCreateInfo");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createPipelineCache(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreatePipelineCache", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreatePipelineCache", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -11416,6 +13511,7 @@ export function commands() {
           );}
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCreatePipelineCache");
         const o3 = rt.handle(m, 0);
@@ -11427,11 +13523,16 @@ export function commands() {
   }
 
   /** `vkCreatePipelineLayout`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createPipelineLayout(rt, fn) {
+  function createPipelineLayout(rt, fn, _owner, check) {
     const E0 = rt.entry("VkPipelineLayoutCreateInfo");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createPipelineLayout(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreatePipelineLayout", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreatePipelineLayout", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -11465,6 +13566,7 @@ export function commands() {
           );}
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCreatePipelineLayout");
         const o3 = rt.handle(m, 0);
@@ -11476,11 +13578,16 @@ export function commands() {
   }
 
   /** `vkCreatePrivateDataSlot`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createPrivateDataSlot(rt, fn) {
+  function createPrivateDataSlot(rt, fn, _owner, check) {
     const E0 = rt.entry("VkPrivateDataSlotCreateInfo");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createPrivateDataSlot(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreatePrivateDataSlot", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreatePrivateDataSlot", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -11514,6 +13621,7 @@ export function commands() {
           );}
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCreatePrivateDataSlot");
         const o3 = rt.handle(m, 0);
@@ -11525,11 +13633,16 @@ export function commands() {
   }
 
   /** `vkCreateQueryPool`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createQueryPool(rt, fn) {
+  function createQueryPool(rt, fn, _owner, check) {
     const E0 = rt.entry("VkQueryPoolCreateInfo");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createQueryPool(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateQueryPool", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateQueryPool", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -11546,6 +13659,7 @@ export function commands() {
         } else a1 = rt.struct(m, E0, "VkQueryPoolCreateInfo", u1, false, "vkCreateQueryPool", "pCreateInfo");
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCreateQueryPool");
         const o3 = rt.handle(m, 0);
@@ -11557,11 +13671,16 @@ export function commands() {
   }
 
   /** `vkCreateRayTracingPipelinesKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createRayTracingPipelinesKHR(rt, fn) {
+  function createRayTracingPipelinesKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkRayTracingPipelineCreateInfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createRayTracingPipelinesKHR(u0, u1, u2, u3) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateRayTracingPipelinesKHR", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateRayTracingPipelinesKHR", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -11602,6 +13721,7 @@ export function commands() {
         const n6 = rt.size(a3);
         const b6 = rt.outArray(m, "handle", "VkPipeline", n6);
         const a6 = m.pointer(b6);
+        check(a0, a1, a2, a3, a4, a5, a6);
         const r = fn(a0, a1, a2, a3, a4, a5, a6);
         if (r < 0) rt.fail(r, "vkCreateRayTracingPipelinesKHR");
         const o6 = rt.readArray("handle", "VkPipeline", b6, n6);
@@ -11624,11 +13744,16 @@ export function commands() {
   }
 
   /** `vkCreateRayTracingPipelinesNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createRayTracingPipelinesNV(rt, fn) {
+  function createRayTracingPipelinesNV(rt, fn, _owner, check) {
     const E0 = rt.entry("VkRayTracingPipelineCreateInfoNV");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createRayTracingPipelinesNV(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateRayTracingPipelinesNV", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateRayTracingPipelinesNV", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -11668,6 +13793,7 @@ export function commands() {
         const n5 = rt.size(a2);
         const b5 = rt.outArray(m, "handle", "VkPipeline", n5);
         const a5 = m.pointer(b5);
+        check(a0, a1, a2, a3, a4, a5);
         const r = fn(a0, a1, a2, a3, a4, a5);
         if (r < 0) rt.fail(r, "vkCreateRayTracingPipelinesNV");
         const o5 = rt.readArray("handle", "VkPipeline", b5, n5);
@@ -11686,11 +13812,16 @@ export function commands() {
   }
 
   /** `vkCreateRenderPass`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createRenderPass(rt, fn) {
+  function createRenderPass(rt, fn, _owner, check) {
     const E0 = rt.entry("VkRenderPassCreateInfo");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createRenderPass(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateRenderPass", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateRenderPass", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -11715,6 +13846,7 @@ export function commands() {
           );}
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCreateRenderPass");
         const o3 = rt.handle(m, 0);
@@ -11726,11 +13858,16 @@ export function commands() {
   }
 
   /** `vkCreateRenderPass2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createRenderPass2(rt, fn) {
+  function createRenderPass2(rt, fn, _owner, check) {
     const E0 = rt.entry("VkRenderPassCreateInfo2");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createRenderPass2(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateRenderPass2", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateRenderPass2", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -11764,6 +13901,7 @@ export function commands() {
           );}
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCreateRenderPass2");
         const o3 = rt.handle(m, 0);
@@ -11775,11 +13913,16 @@ export function commands() {
   }
 
   /** `vkCreateSampler`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createSampler(rt, fn) {
+  function createSampler(rt, fn, _owner, check) {
     const E0 = rt.entry("VkSamplerCreateInfo");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createSampler(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateSampler", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateSampler", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -11796,6 +13939,7 @@ export function commands() {
         } else a1 = rt.struct(m, E0, "VkSamplerCreateInfo", u1, false, "vkCreateSampler", "pCreateInfo");
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCreateSampler");
         const o3 = rt.handle(m, 0);
@@ -11807,11 +13951,16 @@ export function commands() {
   }
 
   /** `vkCreateSamplerYcbcrConversion`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createSamplerYcbcrConversion(rt, fn) {
+  function createSamplerYcbcrConversion(rt, fn, _owner, check) {
     const E0 = rt.entry("VkSamplerYcbcrConversionCreateInfo");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createSamplerYcbcrConversion(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateSamplerYcbcrConversion", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateSamplerYcbcrConversion", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -11845,6 +13994,7 @@ export function commands() {
           );}
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCreateSamplerYcbcrConversion");
         const o3 = rt.handle(m, 0);
@@ -11856,11 +14006,16 @@ export function commands() {
   }
 
   /** `vkCreateScreenSurfaceQNX`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createScreenSurfaceQNX(rt, fn) {
+  function createScreenSurfaceQNX(rt, fn, _owner, check) {
     const E0 = rt.entry("VkScreenSurfaceCreateInfoQNX");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createScreenSurfaceQNX(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateScreenSurfaceQNX", "instance");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateScreenSurfaceQNX", "instance");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -11894,6 +14049,7 @@ export function commands() {
           );}
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCreateScreenSurfaceQNX");
         const o3 = rt.handle(m, 0);
@@ -11905,11 +14061,16 @@ export function commands() {
   }
 
   /** `vkCreateSemaphore`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createSemaphore(rt, fn) {
+  function createSemaphore(rt, fn, _owner, check) {
     const E0 = rt.entry("VkSemaphoreCreateInfo");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createSemaphore(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateSemaphore", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateSemaphore", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -11926,6 +14087,7 @@ export function commands() {
         } else a1 = rt.struct(m, E0, "VkSemaphoreCreateInfo", u1, false, "vkCreateSemaphore", "pCreateInfo");
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCreateSemaphore");
         const o3 = rt.handle(m, 0);
@@ -11937,11 +14099,16 @@ export function commands() {
   }
 
   /** `vkCreateShaderInstrumentationARM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createShaderInstrumentationARM(rt, fn) {
+  function createShaderInstrumentationARM(rt, fn, _owner, check) {
     const E0 = rt.entry("VkShaderInstrumentationCreateInfoARM");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createShaderInstrumentationARM(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateShaderInstrumentationARM", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateShaderInstrumentationARM", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -11975,6 +14142,7 @@ export function commands() {
           );}
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCreateShaderInstrumentationARM");
         const o3 = rt.handle(m, 0);
@@ -11986,11 +14154,16 @@ export function commands() {
   }
 
   /** `vkCreateShaderModule`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createShaderModule(rt, fn) {
+  function createShaderModule(rt, fn, _owner, check) {
     const E0 = rt.entry("VkShaderModuleCreateInfo");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createShaderModule(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateShaderModule", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateShaderModule", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -12024,6 +14197,7 @@ export function commands() {
           );}
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCreateShaderModule");
         const o3 = rt.handle(m, 0);
@@ -12035,11 +14209,16 @@ export function commands() {
   }
 
   /** `vkCreateShadersEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createShadersEXT(rt, fn) {
+  function createShadersEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkShaderCreateInfoEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createShadersEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateShadersEXT", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateShadersEXT", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -12069,6 +14248,7 @@ export function commands() {
         const n4 = rt.size(a1);
         const b4 = rt.outArray(m, "handle", "VkShaderEXT", n4);
         const a4 = m.pointer(b4);
+        check(a0, a1, a2, a3, a4);
         const r = fn(a0, a1, a2, a3, a4);
         if (r < 0) rt.fail(r, "vkCreateShadersEXT");
         const o4 = rt.readArray("handle", "VkShaderEXT", b4, n4);
@@ -12087,11 +14267,16 @@ export function commands() {
   }
 
   /** `vkCreateSharedSwapchainsKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createSharedSwapchainsKHR(rt, fn) {
+  function createSharedSwapchainsKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkSwapchainCreateInfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createSharedSwapchainsKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateSharedSwapchainsKHR", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateSharedSwapchainsKHR", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -12130,6 +14315,7 @@ export function commands() {
         const n4 = rt.size(a1);
         const b4 = rt.outArray(m, "handle", "VkSwapchainKHR", n4);
         const a4 = m.pointer(b4);
+        check(a0, a1, a2, a3, a4);
         const r = fn(a0, a1, a2, a3, a4);
         if (r < 0) rt.fail(r, "vkCreateSharedSwapchainsKHR");
         const o4 = rt.readArray("handle", "VkSwapchainKHR", b4, n4);
@@ -12141,11 +14327,16 @@ export function commands() {
   }
 
   /** `vkCreateStreamDescriptorSurfaceGGP`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createStreamDescriptorSurfaceGGP(rt, fn) {
+  function createStreamDescriptorSurfaceGGP(rt, fn, _owner, check) {
     const E0 = rt.entry("VkStreamDescriptorSurfaceCreateInfoGGP");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createStreamDescriptorSurfaceGGP(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateStreamDescriptorSurfaceGGP", "instance");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateStreamDescriptorSurfaceGGP", "instance");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -12179,6 +14370,7 @@ export function commands() {
           );}
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCreateStreamDescriptorSurfaceGGP");
         const o3 = rt.handle(m, 0);
@@ -12190,11 +14382,16 @@ export function commands() {
   }
 
   /** `vkCreateSurfaceOHOS`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createSurfaceOHOS(rt, fn) {
+  function createSurfaceOHOS(rt, fn, _owner, check) {
     const E0 = rt.entry("VkSurfaceCreateInfoOHOS");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createSurfaceOHOS(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateSurfaceOHOS", "instance");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateSurfaceOHOS", "instance");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -12228,6 +14425,7 @@ export function commands() {
           );}
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCreateSurfaceOHOS");
         const o3 = rt.handle(m, 0);
@@ -12239,11 +14437,16 @@ export function commands() {
   }
 
   /** `vkCreateSwapchainKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createSwapchainKHR(rt, fn) {
+  function createSwapchainKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkSwapchainCreateInfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createSwapchainKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateSwapchainKHR", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateSwapchainKHR", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -12277,6 +14480,7 @@ export function commands() {
           );}
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCreateSwapchainKHR");
         const o3 = rt.handle(m, 0);
@@ -12288,11 +14492,16 @@ export function commands() {
   }
 
   /** `vkCreateTensorARM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createTensorARM(rt, fn) {
+  function createTensorARM(rt, fn, _owner, check) {
     const E0 = rt.entry("VkTensorCreateInfoARM");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createTensorARM(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateTensorARM", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateTensorARM", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -12309,6 +14518,7 @@ export function commands() {
         } else a1 = rt.struct(m, E0, "VkTensorCreateInfoARM", u1, false, "vkCreateTensorARM", "pCreateInfo");
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCreateTensorARM");
         const o3 = rt.handle(m, 0);
@@ -12320,11 +14530,16 @@ export function commands() {
   }
 
   /** `vkCreateTensorViewARM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createTensorViewARM(rt, fn) {
+  function createTensorViewARM(rt, fn, _owner, check) {
     const E0 = rt.entry("VkTensorViewCreateInfoARM");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createTensorViewARM(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateTensorViewARM", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateTensorViewARM", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -12358,6 +14573,7 @@ export function commands() {
           );}
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCreateTensorViewARM");
         const o3 = rt.handle(m, 0);
@@ -12369,11 +14585,16 @@ export function commands() {
   }
 
   /** `vkCreateUbmSurfaceSEC`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createUbmSurfaceSEC(rt, fn) {
+  function createUbmSurfaceSEC(rt, fn, _owner, check) {
     const E0 = rt.entry("VkUbmSurfaceCreateInfoSEC");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createUbmSurfaceSEC(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateUbmSurfaceSEC", "instance");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateUbmSurfaceSEC", "instance");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -12407,6 +14628,7 @@ export function commands() {
           );}
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCreateUbmSurfaceSEC");
         const o3 = rt.handle(m, 0);
@@ -12418,11 +14640,16 @@ export function commands() {
   }
 
   /** `vkCreateValidationCacheEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createValidationCacheEXT(rt, fn) {
+  function createValidationCacheEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkValidationCacheCreateInfoEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createValidationCacheEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateValidationCacheEXT", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateValidationCacheEXT", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -12456,6 +14683,7 @@ export function commands() {
           );}
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCreateValidationCacheEXT");
         const o3 = rt.handle(m, 0);
@@ -12467,11 +14695,16 @@ export function commands() {
   }
 
   /** `vkCreateViSurfaceNN`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createViSurfaceNN(rt, fn) {
+  function createViSurfaceNN(rt, fn, _owner, check) {
     const E0 = rt.entry("VkViSurfaceCreateInfoNN");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createViSurfaceNN(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateViSurfaceNN", "instance");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateViSurfaceNN", "instance");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -12505,6 +14738,7 @@ export function commands() {
           );}
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCreateViSurfaceNN");
         const o3 = rt.handle(m, 0);
@@ -12516,11 +14750,16 @@ export function commands() {
   }
 
   /** `vkCreateVideoSessionKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createVideoSessionKHR(rt, fn) {
+  function createVideoSessionKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkVideoSessionCreateInfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createVideoSessionKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateVideoSessionKHR", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateVideoSessionKHR", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -12554,6 +14793,7 @@ export function commands() {
           );}
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCreateVideoSessionKHR");
         const o3 = rt.handle(m, 0);
@@ -12565,11 +14805,16 @@ export function commands() {
   }
 
   /** `vkCreateVideoSessionParametersKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createVideoSessionParametersKHR(rt, fn) {
+  function createVideoSessionParametersKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkVideoSessionParametersCreateInfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createVideoSessionParametersKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateVideoSessionParametersKHR", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateVideoSessionParametersKHR", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -12603,6 +14848,7 @@ export function commands() {
           );}
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCreateVideoSessionParametersKHR");
         const o3 = rt.handle(m, 0);
@@ -12614,11 +14860,16 @@ export function commands() {
   }
 
   /** `vkCreateWaylandSurfaceKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createWaylandSurfaceKHR(rt, fn) {
+  function createWaylandSurfaceKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkWaylandSurfaceCreateInfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createWaylandSurfaceKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateWaylandSurfaceKHR", "instance");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateWaylandSurfaceKHR", "instance");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -12652,6 +14903,7 @@ export function commands() {
           );}
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCreateWaylandSurfaceKHR");
         const o3 = rt.handle(m, 0);
@@ -12663,11 +14915,16 @@ export function commands() {
   }
 
   /** `vkCreateWin32SurfaceKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createWin32SurfaceKHR(rt, fn) {
+  function createWin32SurfaceKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkWin32SurfaceCreateInfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createWin32SurfaceKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateWin32SurfaceKHR", "instance");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateWin32SurfaceKHR", "instance");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -12701,6 +14958,7 @@ export function commands() {
           );}
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCreateWin32SurfaceKHR");
         const o3 = rt.handle(m, 0);
@@ -12712,11 +14970,16 @@ export function commands() {
   }
 
   /** `vkCreateXcbSurfaceKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createXcbSurfaceKHR(rt, fn) {
+  function createXcbSurfaceKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkXcbSurfaceCreateInfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createXcbSurfaceKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateXcbSurfaceKHR", "instance");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateXcbSurfaceKHR", "instance");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -12750,6 +15013,7 @@ export function commands() {
           );}
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCreateXcbSurfaceKHR");
         const o3 = rt.handle(m, 0);
@@ -12761,11 +15025,16 @@ export function commands() {
   }
 
   /** `vkCreateXlibSurfaceKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createXlibSurfaceKHR(rt, fn) {
+  function createXlibSurfaceKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkXlibSurfaceCreateInfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function createXlibSurfaceKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkCreateXlibSurfaceKHR", "instance");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateXlibSurfaceKHR", "instance");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -12799,6 +15068,7 @@ export function commands() {
           );}
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkCreateXlibSurfaceKHR");
         const o3 = rt.handle(m, 0);
@@ -12810,11 +15080,16 @@ export function commands() {
   }
 
   /** `vkDebugMarkerSetObjectNameEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function debugMarkerSetObjectNameEXT(rt, fn) {
+  function debugMarkerSetObjectNameEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDebugMarkerObjectNameInfoEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function debugMarkerSetObjectNameEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkDebugMarkerSetObjectNameEXT", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkDebugMarkerSetObjectNameEXT", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -12846,6 +15121,7 @@ export function commands() {
             "vkDebugMarkerSetObjectNameEXT",
             "pNameInfo",
           );}
+        check(a0, a1);
         const r = fn(a0, a1);
         if (r < 0) rt.fail(r, "vkDebugMarkerSetObjectNameEXT");
       } finally {
@@ -12855,11 +15131,16 @@ export function commands() {
   }
 
   /** `vkDebugMarkerSetObjectTagEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function debugMarkerSetObjectTagEXT(rt, fn) {
+  function debugMarkerSetObjectTagEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDebugMarkerObjectTagInfoEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function debugMarkerSetObjectTagEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkDebugMarkerSetObjectTagEXT", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkDebugMarkerSetObjectTagEXT", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -12891,6 +15172,7 @@ export function commands() {
             "vkDebugMarkerSetObjectTagEXT",
             "pTagInfo",
           );}
+        check(a0, a1);
         const r = fn(a0, a1);
         if (r < 0) rt.fail(r, "vkDebugMarkerSetObjectTagEXT");
       } finally {
@@ -12900,9 +15182,14 @@ export function commands() {
   }
 
   /** `vkDebugReportMessageEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function debugReportMessageEXT(rt, fn) {
+  function debugReportMessageEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function debugReportMessageEXT(u0, u1, u2, u3, u4, u5, u6, u7) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkDebugReportMessageEXT", "instance");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkDebugReportMessageEXT", "instance");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -12913,6 +15200,7 @@ export function commands() {
         const a5 = u5;
         const a6 = rt.str(m, u6, false, "vkDebugReportMessageEXT", "pLayerPrefix");
         const a7 = rt.str(m, u7, false, "vkDebugReportMessageEXT", "pMessage");
+        check(a0, a1, a2, a3, a4, a5, a6, a7);
         fn(a0, a1, a2, a3, a4, a5, a6, a7);
       } finally {
         rt.leave(m);
@@ -12921,11 +15209,17 @@ export function commands() {
   }
 
   /** `vkDeferredOperationJoinKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function deferredOperationJoinKHR(rt, fn) {
+  function deferredOperationJoinKHR(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function deferredOperationJoinKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkDeferredOperationJoinKHR", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkDeferredOperationJoinKHR", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
+      check(a0, a1);
       const r = fn(a0, a1);
       if (r < 0) rt.fail(r, "vkDeferredOperationJoinKHR");
       return r === 0
@@ -12939,580 +15233,897 @@ export function commands() {
   }
 
   /** `vkDestroyAccelerationStructureKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function destroyAccelerationStructureKHR(rt, fn) {
+  function destroyAccelerationStructureKHR(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function destroyAccelerationStructureKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyAccelerationStructureKHR", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyAccelerationStructureKHR", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ?? null;
       const a2 = null;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkDestroyAccelerationStructureNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function destroyAccelerationStructureNV(rt, fn) {
+  function destroyAccelerationStructureNV(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function destroyAccelerationStructureNV(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyAccelerationStructureNV", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyAccelerationStructureNV", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ?? null;
       const a2 = null;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkDestroyBuffer`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function destroyBuffer(rt, fn) {
+  function destroyBuffer(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function destroyBuffer(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyBuffer", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyBuffer", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ?? null;
       const a2 = null;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkDestroyBufferCollectionFUCHSIA`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function destroyBufferCollectionFUCHSIA(rt, fn) {
+  function destroyBufferCollectionFUCHSIA(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function destroyBufferCollectionFUCHSIA(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyBufferCollectionFUCHSIA", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyBufferCollectionFUCHSIA", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = null;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkDestroyBufferView`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function destroyBufferView(rt, fn) {
+  function destroyBufferView(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function destroyBufferView(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyBufferView", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyBufferView", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ?? null;
       const a2 = null;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkDestroyCommandPool`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function destroyCommandPool(rt, fn) {
+  function destroyCommandPool(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function destroyCommandPool(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyCommandPool", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyCommandPool", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ?? null;
       const a2 = null;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkDestroyCuFunctionNVX`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function destroyCuFunctionNVX(rt, fn) {
+  function destroyCuFunctionNVX(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function destroyCuFunctionNVX(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyCuFunctionNVX", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyCuFunctionNVX", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = null;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkDestroyCuModuleNVX`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function destroyCuModuleNVX(rt, fn) {
+  function destroyCuModuleNVX(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function destroyCuModuleNVX(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyCuModuleNVX", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyCuModuleNVX", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = null;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkDestroyCudaFunctionNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function destroyCudaFunctionNV(rt, fn) {
+  function destroyCudaFunctionNV(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function destroyCudaFunctionNV(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyCudaFunctionNV", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyCudaFunctionNV", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = null;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkDestroyCudaModuleNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function destroyCudaModuleNV(rt, fn) {
+  function destroyCudaModuleNV(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function destroyCudaModuleNV(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyCudaModuleNV", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyCudaModuleNV", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = null;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkDestroyDataGraphPipelineSessionARM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function destroyDataGraphPipelineSessionARM(rt, fn) {
+  function destroyDataGraphPipelineSessionARM(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function destroyDataGraphPipelineSessionARM(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyDataGraphPipelineSessionARM", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyDataGraphPipelineSessionARM", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = null;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkDestroyDebugReportCallbackEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function destroyDebugReportCallbackEXT(rt, fn) {
+  function destroyDebugReportCallbackEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function destroyDebugReportCallbackEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyDebugReportCallbackEXT", "instance");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyDebugReportCallbackEXT", "instance");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ?? null;
       const a2 = null;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkDestroyDebugUtilsMessengerEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function destroyDebugUtilsMessengerEXT(rt, fn) {
+  function destroyDebugUtilsMessengerEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function destroyDebugUtilsMessengerEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyDebugUtilsMessengerEXT", "instance");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyDebugUtilsMessengerEXT", "instance");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ?? null;
       const a2 = null;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkDestroyDeferredOperationKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function destroyDeferredOperationKHR(rt, fn) {
+  function destroyDeferredOperationKHR(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function destroyDeferredOperationKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyDeferredOperationKHR", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyDeferredOperationKHR", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ?? null;
       const a2 = null;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkDestroyDescriptorPool`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function destroyDescriptorPool(rt, fn) {
+  function destroyDescriptorPool(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function destroyDescriptorPool(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyDescriptorPool", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyDescriptorPool", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ?? null;
       const a2 = null;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkDestroyDescriptorSetLayout`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function destroyDescriptorSetLayout(rt, fn) {
+  function destroyDescriptorSetLayout(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function destroyDescriptorSetLayout(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyDescriptorSetLayout", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyDescriptorSetLayout", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ?? null;
       const a2 = null;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkDestroyDescriptorUpdateTemplate`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function destroyDescriptorUpdateTemplate(rt, fn) {
+  function destroyDescriptorUpdateTemplate(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function destroyDescriptorUpdateTemplate(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyDescriptorUpdateTemplate", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyDescriptorUpdateTemplate", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ?? null;
       const a2 = null;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkDestroyDevice`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function destroyDevice(rt, fn) {
+  function destroyDevice(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function destroyDevice(u0) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyDevice", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyDevice", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0 ?? null;
       const a1 = null;
+      check(a0, a1);
       fn(a0, a1);
     };
   }
 
   /** `vkDestroyEvent`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function destroyEvent(rt, fn) {
+  function destroyEvent(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function destroyEvent(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyEvent", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyEvent", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ?? null;
       const a2 = null;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkDestroyExternalComputeQueueNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function destroyExternalComputeQueueNV(rt, fn) {
+  function destroyExternalComputeQueueNV(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function destroyExternalComputeQueueNV(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyExternalComputeQueueNV", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyExternalComputeQueueNV", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = null;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkDestroyFence`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function destroyFence(rt, fn) {
+  function destroyFence(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function destroyFence(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyFence", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyFence", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ?? null;
       const a2 = null;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkDestroyFramebuffer`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function destroyFramebuffer(rt, fn) {
+  function destroyFramebuffer(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function destroyFramebuffer(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyFramebuffer", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyFramebuffer", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ?? null;
       const a2 = null;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkDestroyGpaSessionAMD`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function destroyGpaSessionAMD(rt, fn) {
+  function destroyGpaSessionAMD(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function destroyGpaSessionAMD(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyGpaSessionAMD", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyGpaSessionAMD", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ?? null;
       const a2 = null;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkDestroyImage`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function destroyImage(rt, fn) {
+  function destroyImage(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function destroyImage(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyImage", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyImage", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ?? null;
       const a2 = null;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkDestroyImageView`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function destroyImageView(rt, fn) {
+  function destroyImageView(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function destroyImageView(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyImageView", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyImageView", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ?? null;
       const a2 = null;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkDestroyIndirectCommandsLayoutEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function destroyIndirectCommandsLayoutEXT(rt, fn) {
+  function destroyIndirectCommandsLayoutEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function destroyIndirectCommandsLayoutEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyIndirectCommandsLayoutEXT", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyIndirectCommandsLayoutEXT", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ?? null;
       const a2 = null;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkDestroyIndirectCommandsLayoutNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function destroyIndirectCommandsLayoutNV(rt, fn) {
+  function destroyIndirectCommandsLayoutNV(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function destroyIndirectCommandsLayoutNV(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyIndirectCommandsLayoutNV", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyIndirectCommandsLayoutNV", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ?? null;
       const a2 = null;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkDestroyIndirectExecutionSetEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function destroyIndirectExecutionSetEXT(rt, fn) {
+  function destroyIndirectExecutionSetEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function destroyIndirectExecutionSetEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyIndirectExecutionSetEXT", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyIndirectExecutionSetEXT", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ?? null;
       const a2 = null;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkDestroyInstance`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function destroyInstance(rt, fn) {
+  function destroyInstance(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function destroyInstance(u0) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyInstance", "instance");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyInstance", "instance");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0 ?? null;
       const a1 = null;
+      check(a0, a1);
       fn(a0, a1);
     };
   }
 
   /** `vkDestroyMicromapEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function destroyMicromapEXT(rt, fn) {
+  function destroyMicromapEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function destroyMicromapEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyMicromapEXT", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyMicromapEXT", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ?? null;
       const a2 = null;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkDestroyOpticalFlowSessionNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function destroyOpticalFlowSessionNV(rt, fn) {
+  function destroyOpticalFlowSessionNV(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function destroyOpticalFlowSessionNV(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyOpticalFlowSessionNV", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyOpticalFlowSessionNV", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = null;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkDestroyPipeline`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function destroyPipeline(rt, fn) {
+  function destroyPipeline(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function destroyPipeline(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyPipeline", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyPipeline", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ?? null;
       const a2 = null;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkDestroyPipelineBinaryKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function destroyPipelineBinaryKHR(rt, fn) {
+  function destroyPipelineBinaryKHR(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function destroyPipelineBinaryKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyPipelineBinaryKHR", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyPipelineBinaryKHR", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ?? null;
       const a2 = null;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkDestroyPipelineCache`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function destroyPipelineCache(rt, fn) {
+  function destroyPipelineCache(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function destroyPipelineCache(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyPipelineCache", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyPipelineCache", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ?? null;
       const a2 = null;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkDestroyPipelineLayout`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function destroyPipelineLayout(rt, fn) {
+  function destroyPipelineLayout(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function destroyPipelineLayout(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyPipelineLayout", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyPipelineLayout", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ?? null;
       const a2 = null;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkDestroyPrivateDataSlot`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function destroyPrivateDataSlot(rt, fn) {
+  function destroyPrivateDataSlot(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function destroyPrivateDataSlot(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyPrivateDataSlot", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyPrivateDataSlot", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ?? null;
       const a2 = null;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkDestroyQueryPool`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function destroyQueryPool(rt, fn) {
+  function destroyQueryPool(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function destroyQueryPool(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyQueryPool", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyQueryPool", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ?? null;
       const a2 = null;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkDestroyRenderPass`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function destroyRenderPass(rt, fn) {
+  function destroyRenderPass(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function destroyRenderPass(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyRenderPass", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyRenderPass", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ?? null;
       const a2 = null;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkDestroySampler`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function destroySampler(rt, fn) {
+  function destroySampler(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function destroySampler(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkDestroySampler", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkDestroySampler", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ?? null;
       const a2 = null;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkDestroySamplerYcbcrConversion`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function destroySamplerYcbcrConversion(rt, fn) {
+  function destroySamplerYcbcrConversion(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function destroySamplerYcbcrConversion(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkDestroySamplerYcbcrConversion", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkDestroySamplerYcbcrConversion", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ?? null;
       const a2 = null;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkDestroySemaphore`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function destroySemaphore(rt, fn) {
+  function destroySemaphore(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function destroySemaphore(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkDestroySemaphore", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkDestroySemaphore", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ?? null;
       const a2 = null;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkDestroyShaderEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function destroyShaderEXT(rt, fn) {
+  function destroyShaderEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function destroyShaderEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyShaderEXT", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyShaderEXT", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ?? null;
       const a2 = null;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkDestroyShaderInstrumentationARM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function destroyShaderInstrumentationARM(rt, fn) {
+  function destroyShaderInstrumentationARM(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function destroyShaderInstrumentationARM(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyShaderInstrumentationARM", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyShaderInstrumentationARM", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ?? null;
       const a2 = null;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkDestroyShaderModule`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function destroyShaderModule(rt, fn) {
+  function destroyShaderModule(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function destroyShaderModule(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyShaderModule", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyShaderModule", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ?? null;
       const a2 = null;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkDestroySurfaceKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function destroySurfaceKHR(rt, fn) {
+  function destroySurfaceKHR(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function destroySurfaceKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkDestroySurfaceKHR", "instance");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkDestroySurfaceKHR", "instance");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ?? null;
       const a2 = null;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkDestroySwapchainKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function destroySwapchainKHR(rt, fn) {
+  function destroySwapchainKHR(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function destroySwapchainKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkDestroySwapchainKHR", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkDestroySwapchainKHR", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ?? null;
       const a2 = null;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkDestroyTensorARM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function destroyTensorARM(rt, fn) {
+  function destroyTensorARM(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function destroyTensorARM(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyTensorARM", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyTensorARM", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ?? null;
       const a2 = null;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkDestroyTensorViewARM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function destroyTensorViewARM(rt, fn) {
+  function destroyTensorViewARM(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function destroyTensorViewARM(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyTensorViewARM", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyTensorViewARM", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ?? null;
       const a2 = null;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkDestroyValidationCacheEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function destroyValidationCacheEXT(rt, fn) {
+  function destroyValidationCacheEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function destroyValidationCacheEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyValidationCacheEXT", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyValidationCacheEXT", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ?? null;
       const a2 = null;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkDestroyVideoSessionKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function destroyVideoSessionKHR(rt, fn) {
+  function destroyVideoSessionKHR(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function destroyVideoSessionKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyVideoSessionKHR", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyVideoSessionKHR", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ?? null;
       const a2 = null;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkDestroyVideoSessionParametersKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function destroyVideoSessionParametersKHR(rt, fn) {
+  function destroyVideoSessionParametersKHR(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function destroyVideoSessionParametersKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyVideoSessionParametersKHR", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyVideoSessionParametersKHR", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ?? null;
       const a2 = null;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkDeviceWaitIdle`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function deviceWaitIdle(rt, fn) {
+  function deviceWaitIdle(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function deviceWaitIdle(u0) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkDeviceWaitIdle", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkDeviceWaitIdle", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
+      check(a0);
       const r = fn(a0);
       if (r < 0) rt.fail(r, "vkDeviceWaitIdle");
     };
   }
 
   /** `vkDisplayPowerControlEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function displayPowerControlEXT(rt, fn) {
+  function displayPowerControlEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDisplayPowerInfoEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function displayPowerControlEXT(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkDisplayPowerControlEXT", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkDisplayPowerControlEXT", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -13545,6 +16156,7 @@ export function commands() {
             "vkDisplayPowerControlEXT",
             "pDisplayPowerInfo",
           );}
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkDisplayPowerControlEXT");
       } finally {
@@ -13554,25 +16166,37 @@ export function commands() {
   }
 
   /** `vkEndCommandBuffer`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function endCommandBuffer(rt, fn) {
+  function endCommandBuffer(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function endCommandBuffer(u0) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkEndCommandBuffer", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkEndCommandBuffer", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
+      check(a0);
       const r = fn(a0);
       if (r < 0) rt.fail(r, "vkEndCommandBuffer");
     };
   }
 
   /** `vkEnumerateDeviceExtensionProperties`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function enumerateDeviceExtensionProperties(rt, fn) {
+  function enumerateDeviceExtensionProperties(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function enumerateDeviceExtensionProperties(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkEnumerateDeviceExtensionProperties", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkEnumerateDeviceExtensionProperties", "physicalDevice");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
         const a1 = rt.str(m, u1, true, "vkEnumerateDeviceExtensionProperties", "pLayerName");
         const a2 = m.at(0);
         let r, a3, o3;
+        check(a0, a1, a2, a3);
         for (let attempt = 0;; attempt++) {
           m.view.setBigUint64(0, 0n, true);
           a3 = null;
@@ -13601,14 +16225,20 @@ export function commands() {
   }
 
   /** `vkEnumerateDeviceLayerProperties`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function enumerateDeviceLayerProperties(rt, fn) {
+  function enumerateDeviceLayerProperties(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function enumerateDeviceLayerProperties(u0) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkEnumerateDeviceLayerProperties", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkEnumerateDeviceLayerProperties", "physicalDevice");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
         const a1 = m.at(0);
         let r, a2, o2;
+        check(a0, a1, a2);
         for (let attempt = 0;; attempt++) {
           m.view.setBigUint64(0, 0n, true);
           a2 = null;
@@ -13722,14 +16352,20 @@ export function commands() {
   }
 
   /** `vkEnumeratePhysicalDeviceGroups`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function enumeratePhysicalDeviceGroups(rt, fn) {
+  function enumeratePhysicalDeviceGroups(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function enumeratePhysicalDeviceGroups(u0) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkEnumeratePhysicalDeviceGroups", "instance");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkEnumeratePhysicalDeviceGroups", "instance");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
         const a1 = m.at(0);
         let r, a2, o2;
+        check(a0, a1, a2);
         for (let attempt = 0;; attempt++) {
           m.view.setBigUint64(0, 0n, true);
           a2 = null;
@@ -13758,10 +16394,15 @@ export function commands() {
   }
 
   /** `vkEnumeratePhysicalDeviceQueueFamilyPerformanceCountersByRegionARM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function enumeratePhysicalDeviceQueueFamilyPerformanceCountersByRegionARM(rt, fn) {
+  function enumeratePhysicalDeviceQueueFamilyPerformanceCountersByRegionARM(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function enumeratePhysicalDeviceQueueFamilyPerformanceCountersByRegionARM(u0, u1) {
-      if (rt.ended.has(u0)) {
-        rt.gone(u0, "vkEnumeratePhysicalDeviceQueueFamilyPerformanceCountersByRegionARM", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) {
+          rt.gone(u0, "vkEnumeratePhysicalDeviceQueueFamilyPerformanceCountersByRegionARM", "physicalDevice");
+        }
+        passed = u0;
+        passedAt = rt.epoch;
       }
       const m = rt.enter(8);
       try {
@@ -13769,6 +16410,7 @@ export function commands() {
         const a1 = u1;
         const a2 = m.at(0);
         let r, a3, o3, a4, o4;
+        check(a0, a1, a2, a3, a4);
         for (let attempt = 0;; attempt++) {
           m.view.setBigUint64(0, 0n, true);
           a3 = null;
@@ -13802,10 +16444,15 @@ export function commands() {
   }
 
   /** `vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function enumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR(rt, fn) {
+  function enumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function enumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR(u0, u1) {
-      if (rt.ended.has(u0)) {
-        rt.gone(u0, "vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) {
+          rt.gone(u0, "vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR", "physicalDevice");
+        }
+        passed = u0;
+        passedAt = rt.epoch;
       }
       const m = rt.enter(8);
       try {
@@ -13813,6 +16460,7 @@ export function commands() {
         const a1 = u1;
         const a2 = m.at(0);
         let r, a3, o3, a4, o4;
+        check(a0, a1, a2, a3, a4);
         for (let attempt = 0;; attempt++) {
           m.view.setBigUint64(0, 0n, true);
           a3 = null;
@@ -13846,16 +16494,22 @@ export function commands() {
   }
 
   /** `vkEnumeratePhysicalDeviceShaderInstrumentationMetricsARM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function enumeratePhysicalDeviceShaderInstrumentationMetricsARM(rt, fn) {
+  function enumeratePhysicalDeviceShaderInstrumentationMetricsARM(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function enumeratePhysicalDeviceShaderInstrumentationMetricsARM(u0) {
-      if (rt.ended.has(u0)) {
-        rt.gone(u0, "vkEnumeratePhysicalDeviceShaderInstrumentationMetricsARM", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) {
+          rt.gone(u0, "vkEnumeratePhysicalDeviceShaderInstrumentationMetricsARM", "physicalDevice");
+        }
+        passed = u0;
+        passedAt = rt.epoch;
       }
       const m = rt.enter(8);
       try {
         const a0 = u0;
         const a1 = m.at(0);
         let r, a2, o2;
+        check(a0, a1, a2);
         for (let attempt = 0;; attempt++) {
           m.view.setBigUint64(0, 0n, true);
           a2 = null;
@@ -13884,14 +16538,20 @@ export function commands() {
   }
 
   /** `vkEnumeratePhysicalDevices`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function enumeratePhysicalDevices(rt, fn) {
+  function enumeratePhysicalDevices(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function enumeratePhysicalDevices(u0) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkEnumeratePhysicalDevices", "instance");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkEnumeratePhysicalDevices", "instance");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
         const a1 = m.at(0);
         let r, a2, o2;
+        check(a0, a1, a2);
         for (let attempt = 0;; attempt++) {
           m.view.setBigUint64(0, 0n, true);
           a2 = null;
@@ -13920,15 +16580,21 @@ export function commands() {
   }
 
   /** `vkExportMetalObjectsEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function exportMetalObjectsEXT(rt, fn) {
+  function exportMetalObjectsEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkExportMetalObjectsInfoEXT");
+    let passed = null, passedAt = -1;
     return function exportMetalObjectsEXT(u0, c1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkExportMetalObjectsEXT", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkExportMetalObjectsEXT", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(16);
       try {
         const a0 = u0;
         rt.outStruct(m, E0, "VkExportMetalObjectsInfoEXT", 0, c1, "vkExportMetalObjectsEXT");
         const a1 = m.at(0);
+        check(a0, a1);
         fn(a0, a1);
         const o1 = rt.readStruct(m, E0, 0, c1);
         return o1;
@@ -13939,11 +16605,16 @@ export function commands() {
   }
 
   /** `vkFlushMappedMemoryRanges`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function flushMappedMemoryRanges(rt, fn) {
+  function flushMappedMemoryRanges(rt, fn, _owner, check) {
     const E0 = rt.entry("VkMappedMemoryRange");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function flushMappedMemoryRanges(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkFlushMappedMemoryRanges", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkFlushMappedMemoryRanges", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -13978,6 +16649,7 @@ export function commands() {
           );}
         const n1_0 = rt.len(u1, "struct", "vkFlushMappedMemoryRanges", "pMemoryRanges");
         const a1 = n1_0;
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkFlushMappedMemoryRanges");
       } finally {
@@ -13987,9 +16659,14 @@ export function commands() {
   }
 
   /** `vkFreeCommandBuffers`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function freeCommandBuffers(rt, fn) {
+  function freeCommandBuffers(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function freeCommandBuffers(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkFreeCommandBuffers", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkFreeCommandBuffers", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -13997,6 +16674,7 @@ export function commands() {
         const a3 = rt.handles(m, "VkCommandBuffer", u2, false, "vkFreeCommandBuffers", "pCommandBuffers");
         const n2_0 = rt.len(u2, "handle", "vkFreeCommandBuffers", "pCommandBuffers");
         const a2 = n2_0;
+        check(a0, a1, a2, a3);
         fn(a0, a1, a2, a3);
       } finally {
         rt.leave(m);
@@ -14005,9 +16683,14 @@ export function commands() {
   }
 
   /** `vkFreeDescriptorSets`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function freeDescriptorSets(rt, fn) {
+  function freeDescriptorSets(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function freeDescriptorSets(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkFreeDescriptorSets", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkFreeDescriptorSets", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -14015,6 +16698,7 @@ export function commands() {
         const a3 = rt.handles(m, "VkDescriptorSet", u2, false, "vkFreeDescriptorSets", "pDescriptorSets");
         const n2_0 = rt.len(u2, "handle", "vkFreeDescriptorSets", "pDescriptorSets");
         const a2 = n2_0;
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkFreeDescriptorSets");
       } finally {
@@ -14024,23 +16708,34 @@ export function commands() {
   }
 
   /** `vkFreeMemory`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function freeMemory(rt, fn) {
+  function freeMemory(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function freeMemory(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkFreeMemory", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkFreeMemory", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ?? null;
       const a2 = null;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkGetAccelerationStructureBuildSizesKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getAccelerationStructureBuildSizesKHR(rt, fn) {
+  function getAccelerationStructureBuildSizesKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkAccelerationStructureBuildGeometryInfoKHR");
     const W0 = E0[0];
     const E1 = rt.entry("VkAccelerationStructureBuildSizesInfoKHR");
+    let passed = null, passedAt = -1;
     return function getAccelerationStructureBuildSizesKHR(u0, u1, u2, u3) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetAccelerationStructureBuildSizesKHR", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetAccelerationStructureBuildSizesKHR", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(40);
       try {
         const a0 = u0;
@@ -14091,6 +16786,7 @@ export function commands() {
           "vkGetAccelerationStructureBuildSizesKHR",
         );
         const a4 = m.at(0);
+        check(a0, a1, a2, a3, a4);
         fn(a0, a1, a2, a3, a4);
         const o4 = rt.readStruct(m, E1, 0, false);
         return o4;
@@ -14101,11 +16797,16 @@ export function commands() {
   }
 
   /** `vkGetAccelerationStructureDeviceAddressKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getAccelerationStructureDeviceAddressKHR(rt, fn) {
+  function getAccelerationStructureDeviceAddressKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkAccelerationStructureDeviceAddressInfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function getAccelerationStructureDeviceAddressKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetAccelerationStructureDeviceAddressKHR", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetAccelerationStructureDeviceAddressKHR", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -14137,6 +16838,7 @@ export function commands() {
             "vkGetAccelerationStructureDeviceAddressKHR",
             "pInfo",
           );}
+        check(a0, a1);
         const r = fn(a0, a1);
         return r;
       } finally {
@@ -14146,9 +16848,14 @@ export function commands() {
   }
 
   /** `vkGetAccelerationStructureHandleNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getAccelerationStructureHandleNV(rt, fn) {
+  function getAccelerationStructureHandleNV(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getAccelerationStructureHandleNV(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetAccelerationStructureHandleNV", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetAccelerationStructureHandleNV", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -14157,6 +16864,7 @@ export function commands() {
         const a3 = b3 === null ? null : m.pointer(b3);
         const n2_0 = rt.len(u2, "buf", "vkGetAccelerationStructureHandleNV", "pData");
         const a2 = n2_0;
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkGetAccelerationStructureHandleNV");
         rt.back(b3, u2);
@@ -14167,12 +16875,17 @@ export function commands() {
   }
 
   /** `vkGetAccelerationStructureMemoryRequirementsNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getAccelerationStructureMemoryRequirementsNV(rt, fn) {
+  function getAccelerationStructureMemoryRequirementsNV(rt, fn, _owner, check) {
     const E0 = rt.entry("VkAccelerationStructureMemoryRequirementsInfoNV");
     const W0 = E0[0];
     const E1 = rt.entry("VkMemoryRequirements2");
+    let passed = null, passedAt = -1;
     return function getAccelerationStructureMemoryRequirementsNV(u0, u1, c2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetAccelerationStructureMemoryRequirementsNV", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetAccelerationStructureMemoryRequirementsNV", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(40);
       try {
         const a0 = u0;
@@ -14206,6 +16919,7 @@ export function commands() {
           );}
         rt.outStruct(m, E1, "VkMemoryRequirements2", 0, c2, "vkGetAccelerationStructureMemoryRequirementsNV");
         const a2 = m.at(0);
+        check(a0, a1, a2);
         fn(a0, a1, a2);
         const o2 = rt.readStruct(m, E1, 0, c2);
         return o2;
@@ -14216,11 +16930,18 @@ export function commands() {
   }
 
   /** `vkGetAccelerationStructureOpaqueCaptureDescriptorDataEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getAccelerationStructureOpaqueCaptureDescriptorDataEXT(rt, fn) {
+  function getAccelerationStructureOpaqueCaptureDescriptorDataEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkAccelerationStructureCaptureDescriptorDataInfoEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function getAccelerationStructureOpaqueCaptureDescriptorDataEXT(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetAccelerationStructureOpaqueCaptureDescriptorDataEXT", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) {
+          rt.gone(u0, "vkGetAccelerationStructureOpaqueCaptureDescriptorDataEXT", "device");
+        }
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -14253,6 +16974,7 @@ export function commands() {
             "pInfo",
           );}
         const a2 = u2 ?? null;
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkGetAccelerationStructureOpaqueCaptureDescriptorDataEXT");
       } finally {
@@ -14262,10 +16984,15 @@ export function commands() {
   }
 
   /** `vkGetAndroidHardwareBufferPropertiesANDROID`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getAndroidHardwareBufferPropertiesANDROID(rt, fn) {
+  function getAndroidHardwareBufferPropertiesANDROID(rt, fn, _owner, check) {
     const E0 = rt.entry("VkAndroidHardwareBufferPropertiesANDROID");
+    let passed = null, passedAt = -1;
     return function getAndroidHardwareBufferPropertiesANDROID(u0, u1, c2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetAndroidHardwareBufferPropertiesANDROID", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetAndroidHardwareBufferPropertiesANDROID", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(32);
       try {
         const a0 = u0;
@@ -14279,6 +17006,7 @@ export function commands() {
           "vkGetAndroidHardwareBufferPropertiesANDROID",
         );
         const a2 = m.at(0);
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkGetAndroidHardwareBufferPropertiesANDROID");
         const o2 = rt.readStruct(m, E0, 0, c2);
@@ -14290,10 +17018,15 @@ export function commands() {
   }
 
   /** `vkGetBufferCollectionPropertiesFUCHSIA`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getBufferCollectionPropertiesFUCHSIA(rt, fn) {
+  function getBufferCollectionPropertiesFUCHSIA(rt, fn, _owner, check) {
     const E0 = rt.entry("VkBufferCollectionPropertiesFUCHSIA");
+    let passed = null, passedAt = -1;
     return function getBufferCollectionPropertiesFUCHSIA(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetBufferCollectionPropertiesFUCHSIA", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetBufferCollectionPropertiesFUCHSIA", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(104);
       try {
         const a0 = u0;
@@ -14307,6 +17040,7 @@ export function commands() {
           "vkGetBufferCollectionPropertiesFUCHSIA",
         );
         const a2 = m.at(0);
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkGetBufferCollectionPropertiesFUCHSIA");
         const o2 = rt.readStruct(m, E0, 0, false);
@@ -14318,11 +17052,16 @@ export function commands() {
   }
 
   /** `vkGetBufferDeviceAddress`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getBufferDeviceAddress(rt, fn) {
+  function getBufferDeviceAddress(rt, fn, _owner, check) {
     const E0 = rt.entry("VkBufferDeviceAddressInfo");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function getBufferDeviceAddress(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetBufferDeviceAddress", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetBufferDeviceAddress", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -14354,6 +17093,7 @@ export function commands() {
             "vkGetBufferDeviceAddress",
             "pInfo",
           );}
+        check(a0, a1);
         const r = fn(a0, a1);
         return r;
       } finally {
@@ -14363,16 +17103,22 @@ export function commands() {
   }
 
   /** `vkGetBufferMemoryRequirements`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getBufferMemoryRequirements(rt, fn) {
+  function getBufferMemoryRequirements(rt, fn, _owner, check) {
     const E0 = rt.entry("VkMemoryRequirements");
+    let passed = null, passedAt = -1;
     return function getBufferMemoryRequirements(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetBufferMemoryRequirements", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetBufferMemoryRequirements", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(24);
       try {
         const a0 = u0;
         const a1 = u1;
         rt.outStruct(m, E0, "VkMemoryRequirements", 0, null, "vkGetBufferMemoryRequirements");
         const a2 = m.at(0);
+        check(a0, a1, a2);
         fn(a0, a1, a2);
         const o2 = rt.readStruct(m, E0, 0, false);
         return o2;
@@ -14383,12 +17129,17 @@ export function commands() {
   }
 
   /** `vkGetBufferMemoryRequirements2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getBufferMemoryRequirements2(rt, fn) {
+  function getBufferMemoryRequirements2(rt, fn, _owner, check) {
     const E0 = rt.entry("VkBufferMemoryRequirementsInfo2");
     const W0 = E0[0];
     const E1 = rt.entry("VkMemoryRequirements2");
+    let passed = null, passedAt = -1;
     return function getBufferMemoryRequirements2(u0, u1, c2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetBufferMemoryRequirements2", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetBufferMemoryRequirements2", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(40);
       try {
         const a0 = u0;
@@ -14422,6 +17173,7 @@ export function commands() {
           );}
         rt.outStruct(m, E1, "VkMemoryRequirements2", 0, c2, "vkGetBufferMemoryRequirements2");
         const a2 = m.at(0);
+        check(a0, a1, a2);
         fn(a0, a1, a2);
         const o2 = rt.readStruct(m, E1, 0, c2);
         return o2;
@@ -14432,11 +17184,16 @@ export function commands() {
   }
 
   /** `vkGetBufferOpaqueCaptureAddress`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getBufferOpaqueCaptureAddress(rt, fn) {
+  function getBufferOpaqueCaptureAddress(rt, fn, _owner, check) {
     const E0 = rt.entry("VkBufferDeviceAddressInfo");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function getBufferOpaqueCaptureAddress(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetBufferOpaqueCaptureAddress", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetBufferOpaqueCaptureAddress", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -14468,6 +17225,7 @@ export function commands() {
             "vkGetBufferOpaqueCaptureAddress",
             "pInfo",
           );}
+        check(a0, a1);
         const r = fn(a0, a1);
         return r;
       } finally {
@@ -14477,11 +17235,16 @@ export function commands() {
   }
 
   /** `vkGetBufferOpaqueCaptureDescriptorDataEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getBufferOpaqueCaptureDescriptorDataEXT(rt, fn) {
+  function getBufferOpaqueCaptureDescriptorDataEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkBufferCaptureDescriptorDataInfoEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function getBufferOpaqueCaptureDescriptorDataEXT(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetBufferOpaqueCaptureDescriptorDataEXT", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetBufferOpaqueCaptureDescriptorDataEXT", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -14514,6 +17277,7 @@ export function commands() {
             "pInfo",
           );}
         const a2 = u2 ?? null;
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkGetBufferOpaqueCaptureDescriptorDataEXT");
       } finally {
@@ -14523,11 +17287,16 @@ export function commands() {
   }
 
   /** `vkGetCalibratedTimestampsKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getCalibratedTimestampsKHR(rt, fn) {
+  function getCalibratedTimestampsKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkCalibratedTimestampInfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function getCalibratedTimestampsKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetCalibratedTimestampsKHR", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetCalibratedTimestampsKHR", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -14566,6 +17335,7 @@ export function commands() {
         const b3 = rt.outArray(m, "scalar", "u64", n3);
         const a3 = m.pointer(b3);
         const a4 = m.at(0);
+        check(a0, a1, a2, a3, a4);
         const r = fn(a0, a1, a2, a3, a4);
         if (r < 0) rt.fail(r, "vkGetCalibratedTimestampsKHR");
         const o3 = rt.readArray("scalar", "u64", b3, n3);
@@ -14578,12 +17348,17 @@ export function commands() {
   }
 
   /** `vkGetClusterAccelerationStructureBuildSizesNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getClusterAccelerationStructureBuildSizesNV(rt, fn) {
+  function getClusterAccelerationStructureBuildSizesNV(rt, fn, _owner, check) {
     const E0 = rt.entry("VkClusterAccelerationStructureInputInfoNV");
     const W0 = E0[0];
     const E1 = rt.entry("VkAccelerationStructureBuildSizesInfoKHR");
+    let passed = null, passedAt = -1;
     return function getClusterAccelerationStructureBuildSizesNV(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetClusterAccelerationStructureBuildSizesNV", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetClusterAccelerationStructureBuildSizesNV", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(40);
       try {
         const a0 = u0;
@@ -14624,6 +17399,7 @@ export function commands() {
           "vkGetClusterAccelerationStructureBuildSizesNV",
         );
         const a2 = m.at(0);
+        check(a0, a1, a2);
         fn(a0, a1, a2);
         const o2 = rt.readStruct(m, E1, 0, false);
         return o2;
@@ -14634,15 +17410,21 @@ export function commands() {
   }
 
   /** `vkGetCudaModuleCacheNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getCudaModuleCacheNV(rt, fn) {
+  function getCudaModuleCacheNV(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getCudaModuleCacheNV(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetCudaModuleCacheNV", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetCudaModuleCacheNV", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
         const a1 = u1;
         const a2 = m.at(0);
         let r, a3, o3;
+        check(a0, a1, a2, a3);
         for (let attempt = 0;; attempt++) {
           m.view.setBigUint64(0, 0n, true);
           a3 = null;
@@ -14671,11 +17453,16 @@ export function commands() {
   }
 
   /** `vkGetDataGraphPipelineAvailablePropertiesARM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getDataGraphPipelineAvailablePropertiesARM(rt, fn) {
+  function getDataGraphPipelineAvailablePropertiesARM(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDataGraphPipelineInfoARM");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function getDataGraphPipelineAvailablePropertiesARM(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetDataGraphPipelineAvailablePropertiesARM", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetDataGraphPipelineAvailablePropertiesARM", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -14709,6 +17496,7 @@ export function commands() {
           );}
         const a2 = m.at(0);
         let r, a3, o3;
+        check(a0, a1, a2, a3);
         for (let attempt = 0;; attempt++) {
           m.view.setBigUint64(0, 0n, true);
           a3 = null;
@@ -14737,11 +17525,16 @@ export function commands() {
   }
 
   /** `vkGetDataGraphPipelinePropertiesARM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getDataGraphPipelinePropertiesARM(rt, fn) {
+  function getDataGraphPipelinePropertiesARM(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDataGraphPipelineInfoARM");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function getDataGraphPipelinePropertiesARM(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetDataGraphPipelinePropertiesARM", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetDataGraphPipelinePropertiesARM", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -14777,6 +17570,7 @@ export function commands() {
         const n3 = rt.size(a2);
         const b3 = rt.outArray(m, "struct", "VkDataGraphPipelinePropertyQueryResultARM", n3);
         const a3 = m.pointer(b3);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkGetDataGraphPipelinePropertiesARM");
         const o3 = rt.readArray("struct", "VkDataGraphPipelinePropertyQueryResultARM", b3, n3);
@@ -14791,11 +17585,16 @@ export function commands() {
   }
 
   /** `vkGetDataGraphPipelineSessionBindPointRequirementsARM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getDataGraphPipelineSessionBindPointRequirementsARM(rt, fn) {
+  function getDataGraphPipelineSessionBindPointRequirementsARM(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDataGraphPipelineSessionBindPointRequirementsInfoARM");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function getDataGraphPipelineSessionBindPointRequirementsARM(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetDataGraphPipelineSessionBindPointRequirementsARM", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetDataGraphPipelineSessionBindPointRequirementsARM", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -14829,6 +17628,7 @@ export function commands() {
           );}
         const a2 = m.at(0);
         let r, a3, o3;
+        check(a0, a1, a2, a3);
         for (let attempt = 0;; attempt++) {
           m.view.setBigUint64(0, 0n, true);
           a3 = null;
@@ -14857,12 +17657,17 @@ export function commands() {
   }
 
   /** `vkGetDataGraphPipelineSessionMemoryRequirementsARM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getDataGraphPipelineSessionMemoryRequirementsARM(rt, fn) {
+  function getDataGraphPipelineSessionMemoryRequirementsARM(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDataGraphPipelineSessionMemoryRequirementsInfoARM");
     const W0 = E0[0];
     const E1 = rt.entry("VkMemoryRequirements2");
+    let passed = null, passedAt = -1;
     return function getDataGraphPipelineSessionMemoryRequirementsARM(u0, u1, c2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetDataGraphPipelineSessionMemoryRequirementsARM", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetDataGraphPipelineSessionMemoryRequirementsARM", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(40);
       try {
         const a0 = u0;
@@ -14903,6 +17708,7 @@ export function commands() {
           "vkGetDataGraphPipelineSessionMemoryRequirementsARM",
         );
         const a2 = m.at(0);
+        check(a0, a1, a2);
         fn(a0, a1, a2);
         const o2 = rt.readStruct(m, E1, 0, c2);
         return o2;
@@ -14913,22 +17719,34 @@ export function commands() {
   }
 
   /** `vkGetDeferredOperationMaxConcurrencyKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getDeferredOperationMaxConcurrencyKHR(rt, fn) {
+  function getDeferredOperationMaxConcurrencyKHR(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getDeferredOperationMaxConcurrencyKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeferredOperationMaxConcurrencyKHR", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeferredOperationMaxConcurrencyKHR", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
+      check(a0, a1);
       const r = fn(a0, a1);
       return r;
     };
   }
 
   /** `vkGetDeferredOperationResultKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getDeferredOperationResultKHR(rt, fn) {
+  function getDeferredOperationResultKHR(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getDeferredOperationResultKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeferredOperationResultKHR", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeferredOperationResultKHR", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
+      check(a0, a1);
       const r = fn(a0, a1);
       if (r < 0) rt.fail(r, "vkGetDeferredOperationResultKHR");
       return r === 0 ? "VK_SUCCESS" : r === 1 ? "VK_NOT_READY" : rt.name(r);
@@ -14936,11 +17754,16 @@ export function commands() {
   }
 
   /** `vkGetDescriptorEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getDescriptorEXT(rt, fn) {
+  function getDescriptorEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDescriptorGetInfoEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function getDescriptorEXT(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetDescriptorEXT", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetDescriptorEXT", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -14976,6 +17799,7 @@ export function commands() {
         const a3 = b3 === null ? null : m.pointer(b3);
         const n2_0 = rt.len(u2, "buf", "vkGetDescriptorEXT", "pDescriptor");
         const a2 = n2_0;
+        check(a0, a1, a2, a3);
         fn(a0, a1, a2, a3);
         rt.back(b3, u2);
       } finally {
@@ -14985,14 +17809,20 @@ export function commands() {
   }
 
   /** `vkGetDescriptorSetHostMappingVALVE`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getDescriptorSetHostMappingVALVE(rt, fn) {
+  function getDescriptorSetHostMappingVALVE(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getDescriptorSetHostMappingVALVE(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetDescriptorSetHostMappingVALVE", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetDescriptorSetHostMappingVALVE", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
         const a1 = u1;
         const a2 = m.at(0);
+        check(a0, a1, a2);
         fn(a0, a1, a2);
         const o2 = rt.scalar(m, 0, "pointer");
         return o2;
@@ -15003,15 +17833,21 @@ export function commands() {
   }
 
   /** `vkGetDescriptorSetLayoutBindingOffsetEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getDescriptorSetLayoutBindingOffsetEXT(rt, fn) {
+  function getDescriptorSetLayoutBindingOffsetEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getDescriptorSetLayoutBindingOffsetEXT(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetDescriptorSetLayoutBindingOffsetEXT", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetDescriptorSetLayoutBindingOffsetEXT", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
         const a1 = u1;
         const a2 = u2;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         fn(a0, a1, a2, a3);
         const o3 = rt.scalar(m, 0, "u64");
         return o3;
@@ -15022,12 +17858,17 @@ export function commands() {
   }
 
   /** `vkGetDescriptorSetLayoutHostMappingInfoVALVE`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getDescriptorSetLayoutHostMappingInfoVALVE(rt, fn) {
+  function getDescriptorSetLayoutHostMappingInfoVALVE(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDescriptorSetBindingReferenceVALVE");
     const W0 = E0[0];
     const E1 = rt.entry("VkDescriptorSetLayoutHostMappingInfoVALVE");
+    let passed = null, passedAt = -1;
     return function getDescriptorSetLayoutHostMappingInfoVALVE(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetDescriptorSetLayoutHostMappingInfoVALVE", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetDescriptorSetLayoutHostMappingInfoVALVE", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(32);
       try {
         const a0 = u0;
@@ -15068,6 +17909,7 @@ export function commands() {
           "vkGetDescriptorSetLayoutHostMappingInfoVALVE",
         );
         const a2 = m.at(0);
+        check(a0, a1, a2);
         fn(a0, a1, a2);
         const o2 = rt.readStruct(m, E1, 0, false);
         return o2;
@@ -15078,14 +17920,20 @@ export function commands() {
   }
 
   /** `vkGetDescriptorSetLayoutSizeEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getDescriptorSetLayoutSizeEXT(rt, fn) {
+  function getDescriptorSetLayoutSizeEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getDescriptorSetLayoutSizeEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetDescriptorSetLayoutSizeEXT", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetDescriptorSetLayoutSizeEXT", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
         const a1 = u1;
         const a2 = m.at(0);
+        check(a0, a1, a2);
         fn(a0, a1, a2);
         const o2 = rt.scalar(m, 0, "u64");
         return o2;
@@ -15096,12 +17944,17 @@ export function commands() {
   }
 
   /** `vkGetDescriptorSetLayoutSupport`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getDescriptorSetLayoutSupport(rt, fn) {
+  function getDescriptorSetLayoutSupport(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDescriptorSetLayoutCreateInfo");
     const W0 = E0[0];
     const E1 = rt.entry("VkDescriptorSetLayoutSupport");
+    let passed = null, passedAt = -1;
     return function getDescriptorSetLayoutSupport(u0, u1, c2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetDescriptorSetLayoutSupport", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetDescriptorSetLayoutSupport", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(24);
       try {
         const a0 = u0;
@@ -15135,6 +17988,7 @@ export function commands() {
           );}
         rt.outStruct(m, E1, "VkDescriptorSetLayoutSupport", 0, c2, "vkGetDescriptorSetLayoutSupport");
         const a2 = m.at(0);
+        check(a0, a1, a2);
         fn(a0, a1, a2);
         const o2 = rt.readStruct(m, E1, 0, c2);
         return o2;
@@ -15145,11 +17999,16 @@ export function commands() {
   }
 
   /** `vkGetDeviceAccelerationStructureCompatibilityKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getDeviceAccelerationStructureCompatibilityKHR(rt, fn) {
+  function getDeviceAccelerationStructureCompatibilityKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkAccelerationStructureVersionInfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function getDeviceAccelerationStructureCompatibilityKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeviceAccelerationStructureCompatibilityKHR", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeviceAccelerationStructureCompatibilityKHR", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -15182,6 +18041,7 @@ export function commands() {
             "pVersionInfo",
           );}
         const a2 = m.at(0);
+        check(a0, a1, a2);
         fn(a0, a1, a2);
         const o2 = rt.scalar(m, 0, "u32");
         return o2;
@@ -15192,12 +18052,17 @@ export function commands() {
   }
 
   /** `vkGetDeviceBufferMemoryRequirements`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getDeviceBufferMemoryRequirements(rt, fn) {
+  function getDeviceBufferMemoryRequirements(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDeviceBufferMemoryRequirements");
     const W0 = E0[0];
     const E1 = rt.entry("VkMemoryRequirements2");
+    let passed = null, passedAt = -1;
     return function getDeviceBufferMemoryRequirements(u0, u1, c2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeviceBufferMemoryRequirements", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeviceBufferMemoryRequirements", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(40);
       try {
         const a0 = u0;
@@ -15231,6 +18096,7 @@ export function commands() {
           );}
         rt.outStruct(m, E1, "VkMemoryRequirements2", 0, c2, "vkGetDeviceBufferMemoryRequirements");
         const a2 = m.at(0);
+        check(a0, a1, a2);
         fn(a0, a1, a2);
         const o2 = rt.readStruct(m, E1, 0, c2);
         return o2;
@@ -15241,27 +18107,39 @@ export function commands() {
   }
 
   /** `vkGetDeviceCombinedImageSamplerIndexNVX`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getDeviceCombinedImageSamplerIndexNVX(rt, fn) {
+  function getDeviceCombinedImageSamplerIndexNVX(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getDeviceCombinedImageSamplerIndexNVX(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeviceCombinedImageSamplerIndexNVX", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeviceCombinedImageSamplerIndexNVX", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2;
+      check(a0, a1, a2);
       const r = fn(a0, a1, a2);
       return r;
     };
   }
 
   /** `vkGetDeviceFaultDebugInfoKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getDeviceFaultDebugInfoKHR(rt, fn) {
+  function getDeviceFaultDebugInfoKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDeviceFaultDebugInfoKHR");
+    let passed = null, passedAt = -1;
     return function getDeviceFaultDebugInfoKHR(u0, c1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeviceFaultDebugInfoKHR", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeviceFaultDebugInfoKHR", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(32);
       try {
         const a0 = u0;
         rt.outStruct(m, E0, "VkDeviceFaultDebugInfoKHR", 0, c1, "vkGetDeviceFaultDebugInfoKHR");
         const a1 = m.at(0);
+        check(a0, a1);
         const r = fn(a0, a1);
         if (r < 0) rt.fail(r, "vkGetDeviceFaultDebugInfoKHR");
         const o1 = rt.readStruct(m, E0, 0, c1);
@@ -15273,11 +18151,16 @@ export function commands() {
   }
 
   /** `vkGetDeviceFaultInfoEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getDeviceFaultInfoEXT(rt, fn) {
+  function getDeviceFaultInfoEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDeviceFaultCountsEXT");
     const E1 = rt.entry("VkDeviceFaultInfoEXT");
+    let passed = null, passedAt = -1;
     return function getDeviceFaultInfoEXT(u0) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeviceFaultInfoEXT", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeviceFaultInfoEXT", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(328);
       try {
         const a0 = u0;
@@ -15285,6 +18168,7 @@ export function commands() {
         const a1 = m.at(0);
         rt.outStruct(m, E1, "VkDeviceFaultInfoEXT", 32, null, "vkGetDeviceFaultInfoEXT");
         const a2 = m.at(32);
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkGetDeviceFaultInfoEXT");
         const o1 = rt.readStruct(m, E0, 0, false);
@@ -15301,15 +18185,21 @@ export function commands() {
   }
 
   /** `vkGetDeviceFaultReportsKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getDeviceFaultReportsKHR(rt, fn) {
+  function getDeviceFaultReportsKHR(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getDeviceFaultReportsKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeviceFaultReportsKHR", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeviceFaultReportsKHR", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
         const a1 = u1;
         const a2 = m.at(0);
         let r, a3, o3;
+        check(a0, a1, a2, a3);
         for (let attempt = 0;; attempt++) {
           m.view.setBigUint64(0, 0n, true);
           a3 = null;
@@ -15338,9 +18228,14 @@ export function commands() {
   }
 
   /** `vkGetDeviceGroupPeerMemoryFeatures`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getDeviceGroupPeerMemoryFeatures(rt, fn) {
+  function getDeviceGroupPeerMemoryFeatures(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getDeviceGroupPeerMemoryFeatures(u0, u1, u2, u3) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeviceGroupPeerMemoryFeatures", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeviceGroupPeerMemoryFeatures", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -15348,6 +18243,7 @@ export function commands() {
         const a2 = u2;
         const a3 = u3;
         const a4 = m.at(0);
+        check(a0, a1, a2, a3, a4);
         fn(a0, a1, a2, a3, a4);
         const o4 = rt.scalar(m, 0, "u32");
         return o4;
@@ -15358,10 +18254,15 @@ export function commands() {
   }
 
   /** `vkGetDeviceGroupPresentCapabilitiesKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getDeviceGroupPresentCapabilitiesKHR(rt, fn) {
+  function getDeviceGroupPresentCapabilitiesKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDeviceGroupPresentCapabilitiesKHR");
+    let passed = null, passedAt = -1;
     return function getDeviceGroupPresentCapabilitiesKHR(u0) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeviceGroupPresentCapabilitiesKHR", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeviceGroupPresentCapabilitiesKHR", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(152);
       try {
         const a0 = u0;
@@ -15374,6 +18275,7 @@ export function commands() {
           "vkGetDeviceGroupPresentCapabilitiesKHR",
         );
         const a1 = m.at(0);
+        check(a0, a1);
         const r = fn(a0, a1);
         if (r < 0) rt.fail(r, "vkGetDeviceGroupPresentCapabilitiesKHR");
         const o1 = rt.readStruct(m, E0, 0, false);
@@ -15385,11 +18287,16 @@ export function commands() {
   }
 
   /** `vkGetDeviceGroupSurfacePresentModes2EXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getDeviceGroupSurfacePresentModes2EXT(rt, fn) {
+  function getDeviceGroupSurfacePresentModes2EXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkPhysicalDeviceSurfaceInfo2KHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function getDeviceGroupSurfacePresentModes2EXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeviceGroupSurfacePresentModes2EXT", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeviceGroupSurfacePresentModes2EXT", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -15422,6 +18329,7 @@ export function commands() {
             "pSurfaceInfo",
           );}
         const a2 = m.at(0);
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkGetDeviceGroupSurfacePresentModes2EXT");
         const o2 = rt.scalar(m, 0, "u32");
@@ -15433,14 +18341,20 @@ export function commands() {
   }
 
   /** `vkGetDeviceGroupSurfacePresentModesKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getDeviceGroupSurfacePresentModesKHR(rt, fn) {
+  function getDeviceGroupSurfacePresentModesKHR(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getDeviceGroupSurfacePresentModesKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeviceGroupSurfacePresentModesKHR", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeviceGroupSurfacePresentModesKHR", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
         const a1 = u1;
         const a2 = m.at(0);
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkGetDeviceGroupSurfacePresentModesKHR");
         const o2 = rt.scalar(m, 0, "u32");
@@ -15452,12 +18366,17 @@ export function commands() {
   }
 
   /** `vkGetDeviceImageMemoryRequirements`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getDeviceImageMemoryRequirements(rt, fn) {
+  function getDeviceImageMemoryRequirements(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDeviceImageMemoryRequirements");
     const W0 = E0[0];
     const E1 = rt.entry("VkMemoryRequirements2");
+    let passed = null, passedAt = -1;
     return function getDeviceImageMemoryRequirements(u0, u1, c2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeviceImageMemoryRequirements", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeviceImageMemoryRequirements", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(40);
       try {
         const a0 = u0;
@@ -15491,6 +18410,7 @@ export function commands() {
           );}
         rt.outStruct(m, E1, "VkMemoryRequirements2", 0, c2, "vkGetDeviceImageMemoryRequirements");
         const a2 = m.at(0);
+        check(a0, a1, a2);
         fn(a0, a1, a2);
         const o2 = rt.readStruct(m, E1, 0, c2);
         return o2;
@@ -15501,11 +18421,16 @@ export function commands() {
   }
 
   /** `vkGetDeviceImageSparseMemoryRequirements`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getDeviceImageSparseMemoryRequirements(rt, fn) {
+  function getDeviceImageSparseMemoryRequirements(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDeviceImageMemoryRequirements");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function getDeviceImageSparseMemoryRequirements(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeviceImageSparseMemoryRequirements", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeviceImageSparseMemoryRequirements", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -15539,6 +18464,7 @@ export function commands() {
           );}
         const a2 = m.at(0);
         let r, a3, o3;
+        check(a0, a1, a2, a3);
         for (let attempt = 0;; attempt++) {
           m.view.setBigUint64(0, 0n, true);
           a3 = null;
@@ -15566,12 +18492,17 @@ export function commands() {
   }
 
   /** `vkGetDeviceImageSubresourceLayout`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getDeviceImageSubresourceLayout(rt, fn) {
+  function getDeviceImageSubresourceLayout(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDeviceImageSubresourceInfo");
     const W0 = E0[0];
     const E1 = rt.entry("VkSubresourceLayout2");
+    let passed = null, passedAt = -1;
     return function getDeviceImageSubresourceLayout(u0, u1, c2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeviceImageSubresourceLayout", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeviceImageSubresourceLayout", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(56);
       try {
         const a0 = u0;
@@ -15605,6 +18536,7 @@ export function commands() {
           );}
         rt.outStruct(m, E1, "VkSubresourceLayout2", 0, c2, "vkGetDeviceImageSubresourceLayout");
         const a2 = m.at(0);
+        check(a0, a1, a2);
         fn(a0, a1, a2);
         const o2 = rt.readStruct(m, E1, 0, c2);
         return o2;
@@ -15615,14 +18547,20 @@ export function commands() {
   }
 
   /** `vkGetDeviceMemoryCommitment`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getDeviceMemoryCommitment(rt, fn) {
+  function getDeviceMemoryCommitment(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getDeviceMemoryCommitment(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeviceMemoryCommitment", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeviceMemoryCommitment", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
         const a1 = u1;
         const a2 = m.at(0);
+        check(a0, a1, a2);
         fn(a0, a1, a2);
         const o2 = rt.scalar(m, 0, "u64");
         return o2;
@@ -15633,11 +18571,16 @@ export function commands() {
   }
 
   /** `vkGetDeviceMemoryOpaqueCaptureAddress`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getDeviceMemoryOpaqueCaptureAddress(rt, fn) {
+  function getDeviceMemoryOpaqueCaptureAddress(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDeviceMemoryOpaqueCaptureAddressInfo");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function getDeviceMemoryOpaqueCaptureAddress(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeviceMemoryOpaqueCaptureAddress", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeviceMemoryOpaqueCaptureAddress", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -15669,6 +18612,7 @@ export function commands() {
             "vkGetDeviceMemoryOpaqueCaptureAddress",
             "pInfo",
           );}
+        check(a0, a1);
         const r = fn(a0, a1);
         return r;
       } finally {
@@ -15678,11 +18622,16 @@ export function commands() {
   }
 
   /** `vkGetDeviceMicromapCompatibilityEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getDeviceMicromapCompatibilityEXT(rt, fn) {
+  function getDeviceMicromapCompatibilityEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkMicromapVersionInfoEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function getDeviceMicromapCompatibilityEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeviceMicromapCompatibilityEXT", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeviceMicromapCompatibilityEXT", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -15715,6 +18664,7 @@ export function commands() {
             "pVersionInfo",
           );}
         const a2 = m.at(0);
+        check(a0, a1, a2);
         fn(a0, a1, a2);
         const o2 = rt.scalar(m, 0, "u32");
         return o2;
@@ -15725,13 +18675,19 @@ export function commands() {
   }
 
   /** `vkGetDeviceProcAddr`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getDeviceProcAddr(rt, fn) {
+  function getDeviceProcAddr(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getDeviceProcAddr(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeviceProcAddr", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeviceProcAddr", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
         const a1 = rt.str(m, u1, false, "vkGetDeviceProcAddr", "pName");
+        check(a0, a1);
         const r = fn(a0, a1);
         return r;
       } finally {
@@ -15741,15 +18697,21 @@ export function commands() {
   }
 
   /** `vkGetDeviceQueue`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getDeviceQueue(rt, fn) {
+  function getDeviceQueue(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getDeviceQueue(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeviceQueue", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeviceQueue", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
         const a1 = u1;
         const a2 = u2;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         fn(a0, a1, a2, a3);
         const o3 = rt.handle(m, 0);
         return o3;
@@ -15760,11 +18722,16 @@ export function commands() {
   }
 
   /** `vkGetDeviceQueue2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getDeviceQueue2(rt, fn) {
+  function getDeviceQueue2(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDeviceQueueInfo2");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function getDeviceQueue2(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeviceQueue2", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeviceQueue2", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -15780,6 +18747,7 @@ export function commands() {
           }
         } else a1 = rt.struct(m, E0, "VkDeviceQueueInfo2", u1, false, "vkGetDeviceQueue2", "pQueueInfo");
         const a2 = m.at(0);
+        check(a0, a1, a2);
         fn(a0, a1, a2);
         const o2 = rt.handle(m, 0);
         return o2;
@@ -15790,24 +18758,35 @@ export function commands() {
   }
 
   /** `vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getDeviceSubpassShadingMaxWorkgroupSizeHUAWEI(rt, fn) {
+  function getDeviceSubpassShadingMaxWorkgroupSizeHUAWEI(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getDeviceSubpassShadingMaxWorkgroupSizeHUAWEI(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2 ?? null;
+      check(a0, a1, a2);
       const r = fn(a0, a1, a2);
       if (r < 0) rt.fail(r, "vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI");
     };
   }
 
   /** `vkGetDeviceTensorMemoryRequirementsARM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getDeviceTensorMemoryRequirementsARM(rt, fn) {
+  function getDeviceTensorMemoryRequirementsARM(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDeviceTensorMemoryRequirementsARM");
     const W0 = E0[0];
     const E1 = rt.entry("VkMemoryRequirements2");
+    let passed = null, passedAt = -1;
     return function getDeviceTensorMemoryRequirementsARM(u0, u1, c2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeviceTensorMemoryRequirementsARM", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeviceTensorMemoryRequirementsARM", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(40);
       try {
         const a0 = u0;
@@ -15841,6 +18820,7 @@ export function commands() {
           );}
         rt.outStruct(m, E1, "VkMemoryRequirements2", 0, c2, "vkGetDeviceTensorMemoryRequirementsARM");
         const a2 = m.at(0);
+        check(a0, a1, a2);
         fn(a0, a1, a2);
         const o2 = rt.readStruct(m, E1, 0, c2);
         return o2;
@@ -15851,9 +18831,14 @@ export function commands() {
   }
 
   /** `vkGetDisplayModeProperties2KHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getDisplayModeProperties2KHR(rt, fn) {
+  function getDisplayModeProperties2KHR(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getDisplayModeProperties2KHR(u0, u1, c3) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetDisplayModeProperties2KHR", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetDisplayModeProperties2KHR", "physicalDevice");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -15861,6 +18846,7 @@ export function commands() {
         const l3 = rt.links(c3, "vkGetDisplayModeProperties2KHR");
         const a2 = m.at(0);
         let r, a3, o3;
+        check(a0, a1, a2, a3);
         for (let attempt = 0;; attempt++) {
           m.view.setBigUint64(0, 0n, true);
           a3 = null;
@@ -15889,15 +18875,21 @@ export function commands() {
   }
 
   /** `vkGetDisplayModePropertiesKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getDisplayModePropertiesKHR(rt, fn) {
+  function getDisplayModePropertiesKHR(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getDisplayModePropertiesKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetDisplayModePropertiesKHR", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetDisplayModePropertiesKHR", "physicalDevice");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
         const a1 = u1;
         const a2 = m.at(0);
         let r, a3, o3;
+        check(a0, a1, a2, a3);
         for (let attempt = 0;; attempt++) {
           m.view.setBigUint64(0, 0n, true);
           a3 = null;
@@ -15926,12 +18918,17 @@ export function commands() {
   }
 
   /** `vkGetDisplayPlaneCapabilities2KHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getDisplayPlaneCapabilities2KHR(rt, fn) {
+  function getDisplayPlaneCapabilities2KHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDisplayPlaneInfo2KHR");
     const W0 = E0[0];
     const E1 = rt.entry("VkDisplayPlaneCapabilities2KHR");
+    let passed = null, passedAt = -1;
     return function getDisplayPlaneCapabilities2KHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetDisplayPlaneCapabilities2KHR", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetDisplayPlaneCapabilities2KHR", "physicalDevice");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(88);
       try {
         const a0 = u0;
@@ -15965,6 +18962,7 @@ export function commands() {
           );}
         rt.outStruct(m, E1, "VkDisplayPlaneCapabilities2KHR", 0, null, "vkGetDisplayPlaneCapabilities2KHR");
         const a2 = m.at(0);
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkGetDisplayPlaneCapabilities2KHR");
         const o2 = rt.readStruct(m, E1, 0, false);
@@ -15976,10 +18974,15 @@ export function commands() {
   }
 
   /** `vkGetDisplayPlaneCapabilitiesKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getDisplayPlaneCapabilitiesKHR(rt, fn) {
+  function getDisplayPlaneCapabilitiesKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDisplayPlaneCapabilitiesKHR");
+    let passed = null, passedAt = -1;
     return function getDisplayPlaneCapabilitiesKHR(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetDisplayPlaneCapabilitiesKHR", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetDisplayPlaneCapabilitiesKHR", "physicalDevice");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(72);
       try {
         const a0 = u0;
@@ -15987,6 +18990,7 @@ export function commands() {
         const a2 = u2;
         rt.outStruct(m, E0, "VkDisplayPlaneCapabilitiesKHR", 0, null, "vkGetDisplayPlaneCapabilitiesKHR");
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkGetDisplayPlaneCapabilitiesKHR");
         const o3 = rt.readStruct(m, E0, 0, false);
@@ -15998,15 +19002,21 @@ export function commands() {
   }
 
   /** `vkGetDisplayPlaneSupportedDisplaysKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getDisplayPlaneSupportedDisplaysKHR(rt, fn) {
+  function getDisplayPlaneSupportedDisplaysKHR(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getDisplayPlaneSupportedDisplaysKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetDisplayPlaneSupportedDisplaysKHR", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetDisplayPlaneSupportedDisplaysKHR", "physicalDevice");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
         const a1 = u1;
         const a2 = m.at(0);
         let r, a3, o3;
+        check(a0, a1, a2, a3);
         for (let attempt = 0;; attempt++) {
           m.view.setBigUint64(0, 0n, true);
           a3 = null;
@@ -16035,15 +19045,21 @@ export function commands() {
   }
 
   /** `vkGetDrmDisplayEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getDrmDisplayEXT(rt, fn) {
+  function getDrmDisplayEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getDrmDisplayEXT(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetDrmDisplayEXT", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetDrmDisplayEXT", "physicalDevice");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
         const a1 = u1;
         const a2 = u2;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkGetDrmDisplayEXT");
         const o3 = rt.handle(m, 0);
@@ -16055,12 +19071,17 @@ export function commands() {
   }
 
   /** `vkGetDynamicRenderingTilePropertiesQCOM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getDynamicRenderingTilePropertiesQCOM(rt, fn) {
+  function getDynamicRenderingTilePropertiesQCOM(rt, fn, _owner, check) {
     const E0 = rt.entry("VkRenderingInfo");
     const W0 = E0[0];
     const E1 = rt.entry("VkTilePropertiesQCOM");
+    let passed = null, passedAt = -1;
     return function getDynamicRenderingTilePropertiesQCOM(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetDynamicRenderingTilePropertiesQCOM", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetDynamicRenderingTilePropertiesQCOM", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(48);
       try {
         const a0 = u0;
@@ -16094,6 +19115,7 @@ export function commands() {
           );}
         rt.outStruct(m, E1, "VkTilePropertiesQCOM", 0, null, "vkGetDynamicRenderingTilePropertiesQCOM");
         const a2 = m.at(0);
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkGetDynamicRenderingTilePropertiesQCOM");
         const o2 = rt.readStruct(m, E1, 0, false);
@@ -16105,12 +19127,17 @@ export function commands() {
   }
 
   /** `vkGetEncodedVideoSessionParametersKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getEncodedVideoSessionParametersKHR(rt, fn) {
+  function getEncodedVideoSessionParametersKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkVideoEncodeSessionParametersGetInfoKHR");
     const W0 = E0[0];
     const E1 = rt.entry("VkVideoEncodeSessionParametersFeedbackInfoKHR");
+    let passed = null, passedAt = -1;
     return function getEncodedVideoSessionParametersKHR(u0, u1, c2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetEncodedVideoSessionParametersKHR", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetEncodedVideoSessionParametersKHR", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(32);
       try {
         const a0 = u0;
@@ -16153,6 +19180,7 @@ export function commands() {
         const a2 = m.at(0);
         const a3 = m.at(24);
         let r, a4, o4;
+        check(a0, a1, a2, a3, a4);
         for (let attempt = 0;; attempt++) {
           m.view.setBigUint64(24, 0n, true);
           a4 = null;
@@ -16182,11 +19210,17 @@ export function commands() {
   }
 
   /** `vkGetEventStatus`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getEventStatus(rt, fn) {
+  function getEventStatus(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getEventStatus(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetEventStatus", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetEventStatus", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
+      check(a0, a1);
       const r = fn(a0, a1);
       if (r < 0) rt.fail(r, "vkGetEventStatus");
       return r === 0 ? "VK_SUCCESS" : r === 3 ? "VK_EVENT_SET" : r === 4 ? "VK_EVENT_RESET" : rt.name(r);
@@ -16194,11 +19228,16 @@ export function commands() {
   }
 
   /** `vkGetExecutionGraphPipelineNodeIndexAMDX`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getExecutionGraphPipelineNodeIndexAMDX(rt, fn) {
+  function getExecutionGraphPipelineNodeIndexAMDX(rt, fn, _owner, check) {
     const E0 = rt.entry("VkPipelineShaderStageNodeCreateInfoAMDX");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function getExecutionGraphPipelineNodeIndexAMDX(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetExecutionGraphPipelineNodeIndexAMDX", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetExecutionGraphPipelineNodeIndexAMDX", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -16232,6 +19271,7 @@ export function commands() {
             "pNodeInfo",
           );}
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkGetExecutionGraphPipelineNodeIndexAMDX");
         const o3 = rt.scalar(m, 0, "u32");
@@ -16243,10 +19283,15 @@ export function commands() {
   }
 
   /** `vkGetExecutionGraphPipelineScratchSizeAMDX`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getExecutionGraphPipelineScratchSizeAMDX(rt, fn) {
+  function getExecutionGraphPipelineScratchSizeAMDX(rt, fn, _owner, check) {
     const E0 = rt.entry("VkExecutionGraphPipelineScratchSizeAMDX");
+    let passed = null, passedAt = -1;
     return function getExecutionGraphPipelineScratchSizeAMDX(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetExecutionGraphPipelineScratchSizeAMDX", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetExecutionGraphPipelineScratchSizeAMDX", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(40);
       try {
         const a0 = u0;
@@ -16260,6 +19305,7 @@ export function commands() {
           "vkGetExecutionGraphPipelineScratchSizeAMDX",
         );
         const a2 = m.at(0);
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkGetExecutionGraphPipelineScratchSizeAMDX");
         const o2 = rt.readStruct(m, E0, 0, false);
@@ -16271,7 +19317,7 @@ export function commands() {
   }
 
   /** `vkGetExternalComputeQueueDataNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getExternalComputeQueueDataNV(rt, fn) {
+  function getExternalComputeQueueDataNV(rt, fn, _owner, check) {
     const E0 = rt.entry("VkExternalComputeQueueDataParamsNV");
     return function getExternalComputeQueueDataNV(u0, u1) {
       const m = rt.enter(24);
@@ -16280,6 +19326,7 @@ export function commands() {
         rt.outStruct(m, E0, "VkExternalComputeQueueDataParamsNV", 0, null, "vkGetExternalComputeQueueDataNV");
         const a1 = m.at(0);
         const a2 = u1 ?? null;
+        check(a0, a1, a2);
         fn(a0, a1, a2);
         const o1 = rt.readStruct(m, E0, 0, false);
         return o1;
@@ -16290,11 +19337,16 @@ export function commands() {
   }
 
   /** `vkGetFenceFdKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getFenceFdKHR(rt, fn) {
+  function getFenceFdKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkFenceGetFdInfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function getFenceFdKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetFenceFdKHR", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetFenceFdKHR", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -16310,6 +19362,7 @@ export function commands() {
           }
         } else a1 = rt.struct(m, E0, "VkFenceGetFdInfoKHR", u1, false, "vkGetFenceFdKHR", "pGetFdInfo");
         const a2 = m.at(0);
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkGetFenceFdKHR");
         const o2 = rt.scalar(m, 0, "i32");
@@ -16321,11 +19374,17 @@ export function commands() {
   }
 
   /** `vkGetFenceStatus`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getFenceStatus(rt, fn) {
+  function getFenceStatus(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getFenceStatus(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetFenceStatus", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetFenceStatus", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
+      check(a0, a1);
       const r = fn(a0, a1);
       if (r < 0) rt.fail(r, "vkGetFenceStatus");
       return r === 0 ? "VK_SUCCESS" : r === 1 ? "VK_NOT_READY" : rt.name(r);
@@ -16333,11 +19392,16 @@ export function commands() {
   }
 
   /** `vkGetFenceWin32HandleKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getFenceWin32HandleKHR(rt, fn) {
+  function getFenceWin32HandleKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkFenceGetWin32HandleInfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function getFenceWin32HandleKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetFenceWin32HandleKHR", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetFenceWin32HandleKHR", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -16370,6 +19434,7 @@ export function commands() {
             "pGetWin32HandleInfo",
           );}
         const a2 = m.at(0);
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkGetFenceWin32HandleKHR");
         const o2 = rt.scalar(m, 0, "pointer");
@@ -16381,15 +19446,21 @@ export function commands() {
   }
 
   /** `vkGetFramebufferTilePropertiesQCOM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getFramebufferTilePropertiesQCOM(rt, fn) {
+  function getFramebufferTilePropertiesQCOM(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getFramebufferTilePropertiesQCOM(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetFramebufferTilePropertiesQCOM", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetFramebufferTilePropertiesQCOM", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
         const a1 = u1;
         const a2 = m.at(0);
         let r, a3, o3;
+        check(a0, a1, a2, a3);
         for (let attempt = 0;; attempt++) {
           m.view.setBigUint64(0, 0n, true);
           a3 = null;
@@ -16418,12 +19489,17 @@ export function commands() {
   }
 
   /** `vkGetGeneratedCommandsMemoryRequirementsEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getGeneratedCommandsMemoryRequirementsEXT(rt, fn) {
+  function getGeneratedCommandsMemoryRequirementsEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkGeneratedCommandsMemoryRequirementsInfoEXT");
     const W0 = E0[0];
     const E1 = rt.entry("VkMemoryRequirements2");
+    let passed = null, passedAt = -1;
     return function getGeneratedCommandsMemoryRequirementsEXT(u0, u1, c2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetGeneratedCommandsMemoryRequirementsEXT", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetGeneratedCommandsMemoryRequirementsEXT", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(40);
       try {
         const a0 = u0;
@@ -16457,6 +19533,7 @@ export function commands() {
           );}
         rt.outStruct(m, E1, "VkMemoryRequirements2", 0, c2, "vkGetGeneratedCommandsMemoryRequirementsEXT");
         const a2 = m.at(0);
+        check(a0, a1, a2);
         fn(a0, a1, a2);
         const o2 = rt.readStruct(m, E1, 0, c2);
         return o2;
@@ -16467,12 +19544,17 @@ export function commands() {
   }
 
   /** `vkGetGeneratedCommandsMemoryRequirementsNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getGeneratedCommandsMemoryRequirementsNV(rt, fn) {
+  function getGeneratedCommandsMemoryRequirementsNV(rt, fn, _owner, check) {
     const E0 = rt.entry("VkGeneratedCommandsMemoryRequirementsInfoNV");
     const W0 = E0[0];
     const E1 = rt.entry("VkMemoryRequirements2");
+    let passed = null, passedAt = -1;
     return function getGeneratedCommandsMemoryRequirementsNV(u0, u1, c2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetGeneratedCommandsMemoryRequirementsNV", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetGeneratedCommandsMemoryRequirementsNV", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(40);
       try {
         const a0 = u0;
@@ -16506,6 +19588,7 @@ export function commands() {
           );}
         rt.outStruct(m, E1, "VkMemoryRequirements2", 0, c2, "vkGetGeneratedCommandsMemoryRequirementsNV");
         const a2 = m.at(0);
+        check(a0, a1, a2);
         fn(a0, a1, a2);
         const o2 = rt.readStruct(m, E1, 0, c2);
         return o2;
@@ -16516,15 +19599,21 @@ export function commands() {
   }
 
   /** `vkGetGpaDeviceClockInfoAMD`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getGpaDeviceClockInfoAMD(rt, fn) {
+  function getGpaDeviceClockInfoAMD(rt, fn, _owner, check) {
     const E0 = rt.entry("VkGpaDeviceGetClockInfoAMD");
+    let passed = null, passedAt = -1;
     return function getGpaDeviceClockInfoAMD(u0) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetGpaDeviceClockInfoAMD", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetGpaDeviceClockInfoAMD", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(32);
       try {
         const a0 = u0;
         rt.outStruct(m, E0, "VkGpaDeviceGetClockInfoAMD", 0, null, "vkGetGpaDeviceClockInfoAMD");
         const a1 = m.at(0);
+        check(a0, a1);
         const r = fn(a0, a1);
         if (r < 0) rt.fail(r, "vkGetGpaDeviceClockInfoAMD");
         const o1 = rt.readStruct(m, E0, 0, false);
@@ -16536,9 +19625,14 @@ export function commands() {
   }
 
   /** `vkGetGpaSessionResultsAMD`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getGpaSessionResultsAMD(rt, fn) {
+  function getGpaSessionResultsAMD(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getGpaSessionResultsAMD(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetGpaSessionResultsAMD", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetGpaSessionResultsAMD", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -16546,6 +19640,7 @@ export function commands() {
         const a2 = u2;
         const a3 = m.at(0);
         let r, a4, o4;
+        check(a0, a1, a2, a3, a4);
         for (let attempt = 0;; attempt++) {
           m.view.setBigUint64(0, 0n, true);
           a4 = null;
@@ -16574,21 +19669,32 @@ export function commands() {
   }
 
   /** `vkGetGpaSessionStatusAMD`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getGpaSessionStatusAMD(rt, fn) {
+  function getGpaSessionStatusAMD(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getGpaSessionStatusAMD(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetGpaSessionStatusAMD", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetGpaSessionStatusAMD", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
+      check(a0, a1);
       const r = fn(a0, a1);
       if (r < 0) rt.fail(r, "vkGetGpaSessionStatusAMD");
     };
   }
 
   /** `vkGetImageDrmFormatModifierPropertiesEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getImageDrmFormatModifierPropertiesEXT(rt, fn) {
+  function getImageDrmFormatModifierPropertiesEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkImageDrmFormatModifierPropertiesEXT");
+    let passed = null, passedAt = -1;
     return function getImageDrmFormatModifierPropertiesEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetImageDrmFormatModifierPropertiesEXT", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetImageDrmFormatModifierPropertiesEXT", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(24);
       try {
         const a0 = u0;
@@ -16602,6 +19708,7 @@ export function commands() {
           "vkGetImageDrmFormatModifierPropertiesEXT",
         );
         const a2 = m.at(0);
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkGetImageDrmFormatModifierPropertiesEXT");
         const o2 = rt.readStruct(m, E0, 0, false);
@@ -16613,16 +19720,22 @@ export function commands() {
   }
 
   /** `vkGetImageMemoryRequirements`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getImageMemoryRequirements(rt, fn) {
+  function getImageMemoryRequirements(rt, fn, _owner, check) {
     const E0 = rt.entry("VkMemoryRequirements");
+    let passed = null, passedAt = -1;
     return function getImageMemoryRequirements(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetImageMemoryRequirements", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetImageMemoryRequirements", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(24);
       try {
         const a0 = u0;
         const a1 = u1;
         rt.outStruct(m, E0, "VkMemoryRequirements", 0, null, "vkGetImageMemoryRequirements");
         const a2 = m.at(0);
+        check(a0, a1, a2);
         fn(a0, a1, a2);
         const o2 = rt.readStruct(m, E0, 0, false);
         return o2;
@@ -16633,12 +19746,17 @@ export function commands() {
   }
 
   /** `vkGetImageMemoryRequirements2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getImageMemoryRequirements2(rt, fn) {
+  function getImageMemoryRequirements2(rt, fn, _owner, check) {
     const E0 = rt.entry("VkImageMemoryRequirementsInfo2");
     const W0 = E0[0];
     const E1 = rt.entry("VkMemoryRequirements2");
+    let passed = null, passedAt = -1;
     return function getImageMemoryRequirements2(u0, u1, c2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetImageMemoryRequirements2", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetImageMemoryRequirements2", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(40);
       try {
         const a0 = u0;
@@ -16672,6 +19790,7 @@ export function commands() {
           );}
         rt.outStruct(m, E1, "VkMemoryRequirements2", 0, c2, "vkGetImageMemoryRequirements2");
         const a2 = m.at(0);
+        check(a0, a1, a2);
         fn(a0, a1, a2);
         const o2 = rt.readStruct(m, E1, 0, c2);
         return o2;
@@ -16682,9 +19801,14 @@ export function commands() {
   }
 
   /** `vkGetImageOpaqueCaptureDataEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getImageOpaqueCaptureDataEXT(rt, fn) {
+  function getImageOpaqueCaptureDataEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getImageOpaqueCaptureDataEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetImageOpaqueCaptureDataEXT", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetImageOpaqueCaptureDataEXT", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -16694,6 +19818,7 @@ export function commands() {
         const n3 = rt.size(a1);
         const b3 = rt.outArray(m, "struct", "VkHostAddressRangeEXT", n3);
         const a3 = m.pointer(b3);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkGetImageOpaqueCaptureDataEXT");
         const o3 = rt.readArray("struct", "VkHostAddressRangeEXT", b3, n3);
@@ -16705,11 +19830,16 @@ export function commands() {
   }
 
   /** `vkGetImageOpaqueCaptureDescriptorDataEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getImageOpaqueCaptureDescriptorDataEXT(rt, fn) {
+  function getImageOpaqueCaptureDescriptorDataEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkImageCaptureDescriptorDataInfoEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function getImageOpaqueCaptureDescriptorDataEXT(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetImageOpaqueCaptureDescriptorDataEXT", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetImageOpaqueCaptureDescriptorDataEXT", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -16742,6 +19872,7 @@ export function commands() {
             "pInfo",
           );}
         const a2 = u2 ?? null;
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkGetImageOpaqueCaptureDescriptorDataEXT");
       } finally {
@@ -16751,15 +19882,21 @@ export function commands() {
   }
 
   /** `vkGetImageSparseMemoryRequirements`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getImageSparseMemoryRequirements(rt, fn) {
+  function getImageSparseMemoryRequirements(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getImageSparseMemoryRequirements(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetImageSparseMemoryRequirements", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetImageSparseMemoryRequirements", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
         const a1 = u1;
         const a2 = m.at(0);
         let r, a3, o3;
+        check(a0, a1, a2, a3);
         for (let attempt = 0;; attempt++) {
           m.view.setBigUint64(0, 0n, true);
           a3 = null;
@@ -16787,11 +19924,16 @@ export function commands() {
   }
 
   /** `vkGetImageSparseMemoryRequirements2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getImageSparseMemoryRequirements2(rt, fn) {
+  function getImageSparseMemoryRequirements2(rt, fn, _owner, check) {
     const E0 = rt.entry("VkImageSparseMemoryRequirementsInfo2");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function getImageSparseMemoryRequirements2(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetImageSparseMemoryRequirements2", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetImageSparseMemoryRequirements2", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -16825,6 +19967,7 @@ export function commands() {
           );}
         const a2 = m.at(0);
         let r, a3, o3;
+        check(a0, a1, a2, a3);
         for (let attempt = 0;; attempt++) {
           m.view.setBigUint64(0, 0n, true);
           a3 = null;
@@ -16852,12 +19995,17 @@ export function commands() {
   }
 
   /** `vkGetImageSubresourceLayout`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getImageSubresourceLayout(rt, fn) {
+  function getImageSubresourceLayout(rt, fn, _owner, check) {
     const E0 = rt.entry("VkImageSubresource");
     const W0 = E0[0];
     const E1 = rt.entry("VkSubresourceLayout");
+    let passed = null, passedAt = -1;
     return function getImageSubresourceLayout(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetImageSubresourceLayout", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetImageSubresourceLayout", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(40);
       try {
         const a0 = u0;
@@ -16892,6 +20040,7 @@ export function commands() {
           );}
         rt.outStruct(m, E1, "VkSubresourceLayout", 0, null, "vkGetImageSubresourceLayout");
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         fn(a0, a1, a2, a3);
         const o3 = rt.readStruct(m, E1, 0, false);
         return o3;
@@ -16902,12 +20051,17 @@ export function commands() {
   }
 
   /** `vkGetImageSubresourceLayout2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getImageSubresourceLayout2(rt, fn) {
+  function getImageSubresourceLayout2(rt, fn, _owner, check) {
     const E0 = rt.entry("VkImageSubresource2");
     const W0 = E0[0];
     const E1 = rt.entry("VkSubresourceLayout2");
+    let passed = null, passedAt = -1;
     return function getImageSubresourceLayout2(u0, u1, u2, c3) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetImageSubresourceLayout2", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetImageSubresourceLayout2", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(56);
       try {
         const a0 = u0;
@@ -16942,6 +20096,7 @@ export function commands() {
           );}
         rt.outStruct(m, E1, "VkSubresourceLayout2", 0, c3, "vkGetImageSubresourceLayout2");
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         fn(a0, a1, a2, a3);
         const o3 = rt.readStruct(m, E1, 0, c3);
         return o3;
@@ -16952,16 +20107,22 @@ export function commands() {
   }
 
   /** `vkGetImageViewAddressNVX`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getImageViewAddressNVX(rt, fn) {
+  function getImageViewAddressNVX(rt, fn, _owner, check) {
     const E0 = rt.entry("VkImageViewAddressPropertiesNVX");
+    let passed = null, passedAt = -1;
     return function getImageViewAddressNVX(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetImageViewAddressNVX", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetImageViewAddressNVX", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(32);
       try {
         const a0 = u0;
         const a1 = u1;
         rt.outStruct(m, E0, "VkImageViewAddressPropertiesNVX", 0, null, "vkGetImageViewAddressNVX");
         const a2 = m.at(0);
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkGetImageViewAddressNVX");
         const o2 = rt.readStruct(m, E0, 0, false);
@@ -16973,11 +20134,16 @@ export function commands() {
   }
 
   /** `vkGetImageViewHandle64NVX`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getImageViewHandle64NVX(rt, fn) {
+  function getImageViewHandle64NVX(rt, fn, _owner, check) {
     const E0 = rt.entry("VkImageViewHandleInfoNVX");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function getImageViewHandle64NVX(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetImageViewHandle64NVX", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetImageViewHandle64NVX", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -17009,6 +20175,7 @@ export function commands() {
             "vkGetImageViewHandle64NVX",
             "pInfo",
           );}
+        check(a0, a1);
         const r = fn(a0, a1);
         return r;
       } finally {
@@ -17018,11 +20185,16 @@ export function commands() {
   }
 
   /** `vkGetImageViewHandleNVX`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getImageViewHandleNVX(rt, fn) {
+  function getImageViewHandleNVX(rt, fn, _owner, check) {
     const E0 = rt.entry("VkImageViewHandleInfoNVX");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function getImageViewHandleNVX(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetImageViewHandleNVX", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetImageViewHandleNVX", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -17054,6 +20226,7 @@ export function commands() {
             "vkGetImageViewHandleNVX",
             "pInfo",
           );}
+        check(a0, a1);
         const r = fn(a0, a1);
         return r;
       } finally {
@@ -17063,11 +20236,16 @@ export function commands() {
   }
 
   /** `vkGetImageViewOpaqueCaptureDescriptorDataEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getImageViewOpaqueCaptureDescriptorDataEXT(rt, fn) {
+  function getImageViewOpaqueCaptureDescriptorDataEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkImageViewCaptureDescriptorDataInfoEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function getImageViewOpaqueCaptureDescriptorDataEXT(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetImageViewOpaqueCaptureDescriptorDataEXT", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetImageViewOpaqueCaptureDescriptorDataEXT", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -17100,6 +20278,7 @@ export function commands() {
             "pInfo",
           );}
         const a2 = u2 ?? null;
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkGetImageViewOpaqueCaptureDescriptorDataEXT");
       } finally {
@@ -17109,13 +20288,19 @@ export function commands() {
   }
 
   /** `vkGetInstanceProcAddr`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getInstanceProcAddr(rt, fn) {
+  function getInstanceProcAddr(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getInstanceProcAddr(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetInstanceProcAddr", "instance");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetInstanceProcAddr", "instance");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0 ?? null;
         const a1 = rt.str(m, u1, false, "vkGetInstanceProcAddr", "pName");
+        check(a0, a1);
         const r = fn(a0, a1);
         return r;
       } finally {
@@ -17125,26 +20310,38 @@ export function commands() {
   }
 
   /** `vkGetLatencyTimingsLegacyNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getLatencyTimingsLegacyNV(rt, fn) {
+  function getLatencyTimingsLegacyNV(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getLatencyTimingsLegacyNV(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetLatencyTimingsLegacyNV", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetLatencyTimingsLegacyNV", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ?? null;
+      check(a0, a1);
       fn(a0, a1);
     };
   }
 
   /** `vkGetLatencyTimingsNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getLatencyTimingsNV(rt, fn) {
+  function getLatencyTimingsNV(rt, fn, _owner, check) {
     const E0 = rt.entry("VkGetLatencyMarkerInfoNV");
+    let passed = null, passedAt = -1;
     return function getLatencyTimingsNV(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetLatencyTimingsNV", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetLatencyTimingsNV", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(32);
       try {
         const a0 = u0;
         const a1 = u1;
         rt.outStruct(m, E0, "VkGetLatencyMarkerInfoNV", 0, null, "vkGetLatencyTimingsNV");
         const a2 = m.at(0);
+        check(a0, a1, a2);
         fn(a0, a1, a2);
         const o2 = rt.readStruct(m, E0, 0, false);
         return o2;
@@ -17155,11 +20352,16 @@ export function commands() {
   }
 
   /** `vkGetMemoryAndroidHardwareBufferANDROID`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getMemoryAndroidHardwareBufferANDROID(rt, fn) {
+  function getMemoryAndroidHardwareBufferANDROID(rt, fn, _owner, check) {
     const E0 = rt.entry("VkMemoryGetAndroidHardwareBufferInfoANDROID");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function getMemoryAndroidHardwareBufferANDROID(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetMemoryAndroidHardwareBufferANDROID", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetMemoryAndroidHardwareBufferANDROID", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -17192,6 +20394,7 @@ export function commands() {
             "pInfo",
           );}
         const a2 = u2 ?? null;
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkGetMemoryAndroidHardwareBufferANDROID");
       } finally {
@@ -17201,11 +20404,16 @@ export function commands() {
   }
 
   /** `vkGetMemoryFdKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getMemoryFdKHR(rt, fn) {
+  function getMemoryFdKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkMemoryGetFdInfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function getMemoryFdKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetMemoryFdKHR", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetMemoryFdKHR", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -17221,6 +20429,7 @@ export function commands() {
           }
         } else a1 = rt.struct(m, E0, "VkMemoryGetFdInfoKHR", u1, false, "vkGetMemoryFdKHR", "pGetFdInfo");
         const a2 = m.at(0);
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkGetMemoryFdKHR");
         const o2 = rt.scalar(m, 0, "i32");
@@ -17232,10 +20441,15 @@ export function commands() {
   }
 
   /** `vkGetMemoryFdPropertiesKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getMemoryFdPropertiesKHR(rt, fn) {
+  function getMemoryFdPropertiesKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkMemoryFdPropertiesKHR");
+    let passed = null, passedAt = -1;
     return function getMemoryFdPropertiesKHR(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetMemoryFdPropertiesKHR", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetMemoryFdPropertiesKHR", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(24);
       try {
         const a0 = u0;
@@ -17243,6 +20457,7 @@ export function commands() {
         const a2 = u2;
         rt.outStruct(m, E0, "VkMemoryFdPropertiesKHR", 0, null, "vkGetMemoryFdPropertiesKHR");
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkGetMemoryFdPropertiesKHR");
         const o3 = rt.readStruct(m, E0, 0, false);
@@ -17254,10 +20469,15 @@ export function commands() {
   }
 
   /** `vkGetMemoryHostPointerPropertiesEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getMemoryHostPointerPropertiesEXT(rt, fn) {
+  function getMemoryHostPointerPropertiesEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkMemoryHostPointerPropertiesEXT");
+    let passed = null, passedAt = -1;
     return function getMemoryHostPointerPropertiesEXT(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetMemoryHostPointerPropertiesEXT", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetMemoryHostPointerPropertiesEXT", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(24);
       try {
         const a0 = u0;
@@ -17272,6 +20492,7 @@ export function commands() {
           "vkGetMemoryHostPointerPropertiesEXT",
         );
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkGetMemoryHostPointerPropertiesEXT");
         const o3 = rt.readStruct(m, E0, 0, false);
@@ -17283,11 +20504,16 @@ export function commands() {
   }
 
   /** `vkGetMemoryMetalHandleEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getMemoryMetalHandleEXT(rt, fn) {
+  function getMemoryMetalHandleEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkMemoryGetMetalHandleInfoEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function getMemoryMetalHandleEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetMemoryMetalHandleEXT", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetMemoryMetalHandleEXT", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -17320,6 +20546,7 @@ export function commands() {
             "pGetMetalHandleInfo",
           );}
         const a2 = m.at(0);
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkGetMemoryMetalHandleEXT");
         const o2 = rt.scalar(m, 0, "pointer");
@@ -17331,10 +20558,15 @@ export function commands() {
   }
 
   /** `vkGetMemoryMetalHandlePropertiesEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getMemoryMetalHandlePropertiesEXT(rt, fn) {
+  function getMemoryMetalHandlePropertiesEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkMemoryMetalHandlePropertiesEXT");
+    let passed = null, passedAt = -1;
     return function getMemoryMetalHandlePropertiesEXT(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetMemoryMetalHandlePropertiesEXT", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetMemoryMetalHandlePropertiesEXT", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(24);
       try {
         const a0 = u0;
@@ -17349,6 +20581,7 @@ export function commands() {
           "vkGetMemoryMetalHandlePropertiesEXT",
         );
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkGetMemoryMetalHandlePropertiesEXT");
         const o3 = rt.readStruct(m, E0, 0, false);
@@ -17360,11 +20593,16 @@ export function commands() {
   }
 
   /** `vkGetMemoryNativeBufferOHOS`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getMemoryNativeBufferOHOS(rt, fn) {
+  function getMemoryNativeBufferOHOS(rt, fn, _owner, check) {
     const E0 = rt.entry("VkMemoryGetNativeBufferInfoOHOS");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function getMemoryNativeBufferOHOS(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetMemoryNativeBufferOHOS", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetMemoryNativeBufferOHOS", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -17397,6 +20635,7 @@ export function commands() {
             "pInfo",
           );}
         const a2 = u2 ?? null;
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkGetMemoryNativeBufferOHOS");
       } finally {
@@ -17406,11 +20645,16 @@ export function commands() {
   }
 
   /** `vkGetMemoryRemoteAddressNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getMemoryRemoteAddressNV(rt, fn) {
+  function getMemoryRemoteAddressNV(rt, fn, _owner, check) {
     const E0 = rt.entry("VkMemoryGetRemoteAddressInfoNV");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function getMemoryRemoteAddressNV(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetMemoryRemoteAddressNV", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetMemoryRemoteAddressNV", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -17443,6 +20687,7 @@ export function commands() {
             "pMemoryGetRemoteAddressInfo",
           );}
         const a2 = m.at(0);
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkGetMemoryRemoteAddressNV");
         const o2 = rt.scalar(m, 0, "pointer");
@@ -17454,11 +20699,16 @@ export function commands() {
   }
 
   /** `vkGetMemoryWin32HandleKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getMemoryWin32HandleKHR(rt, fn) {
+  function getMemoryWin32HandleKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkMemoryGetWin32HandleInfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function getMemoryWin32HandleKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetMemoryWin32HandleKHR", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetMemoryWin32HandleKHR", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -17491,6 +20741,7 @@ export function commands() {
             "pGetWin32HandleInfo",
           );}
         const a2 = m.at(0);
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkGetMemoryWin32HandleKHR");
         const o2 = rt.scalar(m, 0, "pointer");
@@ -17502,15 +20753,21 @@ export function commands() {
   }
 
   /** `vkGetMemoryWin32HandleNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getMemoryWin32HandleNV(rt, fn) {
+  function getMemoryWin32HandleNV(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getMemoryWin32HandleNV(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetMemoryWin32HandleNV", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetMemoryWin32HandleNV", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
         const a1 = u1;
         const a2 = u2;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkGetMemoryWin32HandleNV");
         const o3 = rt.scalar(m, 0, "pointer");
@@ -17522,10 +20779,15 @@ export function commands() {
   }
 
   /** `vkGetMemoryWin32HandlePropertiesKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getMemoryWin32HandlePropertiesKHR(rt, fn) {
+  function getMemoryWin32HandlePropertiesKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkMemoryWin32HandlePropertiesKHR");
+    let passed = null, passedAt = -1;
     return function getMemoryWin32HandlePropertiesKHR(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetMemoryWin32HandlePropertiesKHR", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetMemoryWin32HandlePropertiesKHR", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(24);
       try {
         const a0 = u0;
@@ -17540,6 +20802,7 @@ export function commands() {
           "vkGetMemoryWin32HandlePropertiesKHR",
         );
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkGetMemoryWin32HandlePropertiesKHR");
         const o3 = rt.readStruct(m, E0, 0, false);
@@ -17551,11 +20814,16 @@ export function commands() {
   }
 
   /** `vkGetMemoryZirconHandleFUCHSIA`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getMemoryZirconHandleFUCHSIA(rt, fn) {
+  function getMemoryZirconHandleFUCHSIA(rt, fn, _owner, check) {
     const E0 = rt.entry("VkMemoryGetZirconHandleInfoFUCHSIA");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function getMemoryZirconHandleFUCHSIA(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetMemoryZirconHandleFUCHSIA", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetMemoryZirconHandleFUCHSIA", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -17588,6 +20856,7 @@ export function commands() {
             "pGetZirconHandleInfo",
           );}
         const a2 = m.at(0);
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkGetMemoryZirconHandleFUCHSIA");
         const o2 = rt.scalar(m, 0, "u32");
@@ -17599,10 +20868,15 @@ export function commands() {
   }
 
   /** `vkGetMemoryZirconHandlePropertiesFUCHSIA`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getMemoryZirconHandlePropertiesFUCHSIA(rt, fn) {
+  function getMemoryZirconHandlePropertiesFUCHSIA(rt, fn, _owner, check) {
     const E0 = rt.entry("VkMemoryZirconHandlePropertiesFUCHSIA");
+    let passed = null, passedAt = -1;
     return function getMemoryZirconHandlePropertiesFUCHSIA(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetMemoryZirconHandlePropertiesFUCHSIA", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetMemoryZirconHandlePropertiesFUCHSIA", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(24);
       try {
         const a0 = u0;
@@ -17617,6 +20891,7 @@ export function commands() {
           "vkGetMemoryZirconHandlePropertiesFUCHSIA",
         );
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkGetMemoryZirconHandlePropertiesFUCHSIA");
         const o3 = rt.readStruct(m, E0, 0, false);
@@ -17628,12 +20903,17 @@ export function commands() {
   }
 
   /** `vkGetMicromapBuildSizesEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getMicromapBuildSizesEXT(rt, fn) {
+  function getMicromapBuildSizesEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkMicromapBuildInfoEXT");
     const W0 = E0[0];
     const E1 = rt.entry("VkMicromapBuildSizesInfoEXT");
+    let passed = null, passedAt = -1;
     return function getMicromapBuildSizesEXT(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetMicromapBuildSizesEXT", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetMicromapBuildSizesEXT", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(40);
       try {
         const a0 = u0;
@@ -17668,6 +20948,7 @@ export function commands() {
           );}
         rt.outStruct(m, E1, "VkMicromapBuildSizesInfoEXT", 0, null, "vkGetMicromapBuildSizesEXT");
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         fn(a0, a1, a2, a3);
         const o3 = rt.readStruct(m, E1, 0, false);
         return o3;
@@ -17678,16 +20959,22 @@ export function commands() {
   }
 
   /** `vkGetNativeBufferPropertiesOHOS`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getNativeBufferPropertiesOHOS(rt, fn) {
+  function getNativeBufferPropertiesOHOS(rt, fn, _owner, check) {
     const E0 = rt.entry("VkNativeBufferPropertiesOHOS");
+    let passed = null, passedAt = -1;
     return function getNativeBufferPropertiesOHOS(u0, u1, c2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetNativeBufferPropertiesOHOS", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetNativeBufferPropertiesOHOS", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(32);
       try {
         const a0 = u0;
         const a1 = u1 ?? null;
         rt.outStruct(m, E0, "VkNativeBufferPropertiesOHOS", 0, c2, "vkGetNativeBufferPropertiesOHOS");
         const a2 = m.at(0);
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkGetNativeBufferPropertiesOHOS");
         const o2 = rt.readStruct(m, E0, 0, c2);
@@ -17699,12 +20986,17 @@ export function commands() {
   }
 
   /** `vkGetPartitionedAccelerationStructuresBuildSizesNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPartitionedAccelerationStructuresBuildSizesNV(rt, fn) {
+  function getPartitionedAccelerationStructuresBuildSizesNV(rt, fn, _owner, check) {
     const E0 = rt.entry("VkPartitionedAccelerationStructureInstancesInputNV");
     const W0 = E0[0];
     const E1 = rt.entry("VkAccelerationStructureBuildSizesInfoKHR");
+    let passed = null, passedAt = -1;
     return function getPartitionedAccelerationStructuresBuildSizesNV(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetPartitionedAccelerationStructuresBuildSizesNV", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPartitionedAccelerationStructuresBuildSizesNV", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(40);
       try {
         const a0 = u0;
@@ -17745,6 +21037,7 @@ export function commands() {
           "vkGetPartitionedAccelerationStructuresBuildSizesNV",
         );
         const a2 = m.at(0);
+        check(a0, a1, a2);
         fn(a0, a1, a2);
         const o2 = rt.readStruct(m, E1, 0, false);
         return o2;
@@ -17755,12 +21048,17 @@ export function commands() {
   }
 
   /** `vkGetPastPresentationTimingEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPastPresentationTimingEXT(rt, fn) {
+  function getPastPresentationTimingEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkPastPresentationTimingInfoEXT");
     const W0 = E0[0];
     const E1 = rt.entry("VkPastPresentationTimingPropertiesEXT");
+    let passed = null, passedAt = -1;
     return function getPastPresentationTimingEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetPastPresentationTimingEXT", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPastPresentationTimingEXT", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(48);
       try {
         const a0 = u0;
@@ -17801,6 +21099,7 @@ export function commands() {
           "vkGetPastPresentationTimingEXT",
         );
         const a2 = m.at(0);
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkGetPastPresentationTimingEXT");
         const o2 = rt.readStruct(m, E1, 0, false);
@@ -17815,15 +21114,21 @@ export function commands() {
   }
 
   /** `vkGetPastPresentationTimingGOOGLE`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPastPresentationTimingGOOGLE(rt, fn) {
+  function getPastPresentationTimingGOOGLE(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getPastPresentationTimingGOOGLE(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetPastPresentationTimingGOOGLE", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPastPresentationTimingGOOGLE", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
         const a1 = u1;
         const a2 = m.at(0);
         let r, a3, o3;
+        check(a0, a1, a2, a3);
         for (let attempt = 0;; attempt++) {
           m.view.setBigUint64(0, 0n, true);
           a3 = null;
@@ -17852,16 +21157,22 @@ export function commands() {
   }
 
   /** `vkGetPerformanceParameterINTEL`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPerformanceParameterINTEL(rt, fn) {
+  function getPerformanceParameterINTEL(rt, fn, _owner, check) {
     const E0 = rt.entry("VkPerformanceValueINTEL");
+    let passed = null, passedAt = -1;
     return function getPerformanceParameterINTEL(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetPerformanceParameterINTEL", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPerformanceParameterINTEL", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(16);
       try {
         const a0 = u0;
         const a1 = u1;
         rt.outStruct(m, E0, "VkPerformanceValueINTEL", 0, null, "vkGetPerformanceParameterINTEL");
         const a2 = m.at(0);
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkGetPerformanceParameterINTEL");
         const o2 = rt.readStruct(m, E0, 0, false);
@@ -17873,14 +21184,20 @@ export function commands() {
   }
 
   /** `vkGetPhysicalDeviceCalibrateableTimeDomainsKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceCalibrateableTimeDomainsKHR(rt, fn) {
+  function getPhysicalDeviceCalibrateableTimeDomainsKHR(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getPhysicalDeviceCalibrateableTimeDomainsKHR(u0) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceCalibrateableTimeDomainsKHR", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceCalibrateableTimeDomainsKHR", "physicalDevice");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
         const a1 = m.at(0);
         let r, a2, o2;
+        check(a0, a1, a2);
         for (let attempt = 0;; attempt++) {
           m.view.setBigUint64(0, 0n, true);
           a2 = null;
@@ -17909,16 +21226,22 @@ export function commands() {
   }
 
   /** `vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV(rt, fn) {
+  function getPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV(u0) {
-      if (rt.ended.has(u0)) {
-        rt.gone(u0, "vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) {
+          rt.gone(u0, "vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV", "physicalDevice");
+        }
+        passed = u0;
+        passedAt = rt.epoch;
       }
       const m = rt.enter(8);
       try {
         const a0 = u0;
         const a1 = m.at(0);
         let r, a2, o2;
+        check(a0, a1, a2);
         for (let attempt = 0;; attempt++) {
           m.view.setBigUint64(0, 0n, true);
           a2 = null;
@@ -17947,12 +21270,17 @@ export function commands() {
   }
 
   /** `vkGetPhysicalDeviceCooperativeMatrixProperties2EXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceCooperativeMatrixProperties2EXT(rt, fn) {
+  function getPhysicalDeviceCooperativeMatrixProperties2EXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkPhysicalDeviceCooperativeMatrixInfo2EXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function getPhysicalDeviceCooperativeMatrixProperties2EXT(u0, u1) {
-      if (rt.ended.has(u0)) {
-        rt.gone(u0, "vkGetPhysicalDeviceCooperativeMatrixProperties2EXT", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) {
+          rt.gone(u0, "vkGetPhysicalDeviceCooperativeMatrixProperties2EXT", "physicalDevice");
+        }
+        passed = u0;
+        passedAt = rt.epoch;
       }
       const m = rt.enter(8);
       try {
@@ -17987,6 +21315,7 @@ export function commands() {
           );}
         const a2 = m.at(0);
         let r, a3, o3;
+        check(a0, a1, a2, a3);
         for (let attempt = 0;; attempt++) {
           m.view.setBigUint64(0, 0n, true);
           a3 = null;
@@ -18015,16 +21344,22 @@ export function commands() {
   }
 
   /** `vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceCooperativeMatrixPropertiesKHR(rt, fn) {
+  function getPhysicalDeviceCooperativeMatrixPropertiesKHR(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getPhysicalDeviceCooperativeMatrixPropertiesKHR(u0) {
-      if (rt.ended.has(u0)) {
-        rt.gone(u0, "vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) {
+          rt.gone(u0, "vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR", "physicalDevice");
+        }
+        passed = u0;
+        passedAt = rt.epoch;
       }
       const m = rt.enter(8);
       try {
         const a0 = u0;
         const a1 = m.at(0);
         let r, a2, o2;
+        check(a0, a1, a2);
         for (let attempt = 0;; attempt++) {
           m.view.setBigUint64(0, 0n, true);
           a2 = null;
@@ -18053,14 +21388,22 @@ export function commands() {
   }
 
   /** `vkGetPhysicalDeviceCooperativeMatrixPropertiesNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceCooperativeMatrixPropertiesNV(rt, fn) {
+  function getPhysicalDeviceCooperativeMatrixPropertiesNV(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getPhysicalDeviceCooperativeMatrixPropertiesNV(u0) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) {
+          rt.gone(u0, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV", "physicalDevice");
+        }
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
         const a1 = m.at(0);
         let r, a2, o2;
+        check(a0, a1, a2);
         for (let attempt = 0;; attempt++) {
           m.view.setBigUint64(0, 0n, true);
           a2 = null;
@@ -18089,14 +21432,22 @@ export function commands() {
   }
 
   /** `vkGetPhysicalDeviceCooperativeVectorPropertiesNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceCooperativeVectorPropertiesNV(rt, fn) {
+  function getPhysicalDeviceCooperativeVectorPropertiesNV(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getPhysicalDeviceCooperativeVectorPropertiesNV(u0) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceCooperativeVectorPropertiesNV", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) {
+          rt.gone(u0, "vkGetPhysicalDeviceCooperativeVectorPropertiesNV", "physicalDevice");
+        }
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
         const a1 = m.at(0);
         let r, a2, o2;
+        check(a0, a1, a2);
         for (let attempt = 0;; attempt++) {
           m.view.setBigUint64(0, 0n, true);
           a2 = null;
@@ -18125,39 +21476,57 @@ export function commands() {
   }
 
   /** `vkGetPhysicalDeviceDescriptorSizeEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceDescriptorSizeEXT(rt, fn) {
+  function getPhysicalDeviceDescriptorSizeEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getPhysicalDeviceDescriptorSizeEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceDescriptorSizeEXT", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceDescriptorSizeEXT", "physicalDevice");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
+      check(a0, a1);
       const r = fn(a0, a1);
       return r;
     };
   }
 
   /** `vkGetPhysicalDeviceDirectFBPresentationSupportEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceDirectFBPresentationSupportEXT(rt, fn) {
+  function getPhysicalDeviceDirectFBPresentationSupportEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getPhysicalDeviceDirectFBPresentationSupportEXT(u0, u1, u2) {
-      if (rt.ended.has(u0)) {
-        rt.gone(u0, "vkGetPhysicalDeviceDirectFBPresentationSupportEXT", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) {
+          rt.gone(u0, "vkGetPhysicalDeviceDirectFBPresentationSupportEXT", "physicalDevice");
+        }
+        passed = u0;
+        passedAt = rt.epoch;
       }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2 ?? null;
+      check(a0, a1, a2);
       const r = fn(a0, a1, a2);
       return r !== 0;
     };
   }
 
   /** `vkGetPhysicalDeviceDisplayPlaneProperties2KHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceDisplayPlaneProperties2KHR(rt, fn) {
+  function getPhysicalDeviceDisplayPlaneProperties2KHR(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getPhysicalDeviceDisplayPlaneProperties2KHR(u0) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceDisplayPlaneProperties2KHR", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceDisplayPlaneProperties2KHR", "physicalDevice");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
         const a1 = m.at(0);
         let r, a2, o2;
+        check(a0, a1, a2);
         for (let attempt = 0;; attempt++) {
           m.view.setBigUint64(0, 0n, true);
           a2 = null;
@@ -18186,14 +21555,20 @@ export function commands() {
   }
 
   /** `vkGetPhysicalDeviceDisplayPlanePropertiesKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceDisplayPlanePropertiesKHR(rt, fn) {
+  function getPhysicalDeviceDisplayPlanePropertiesKHR(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getPhysicalDeviceDisplayPlanePropertiesKHR(u0) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceDisplayPlanePropertiesKHR", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceDisplayPlanePropertiesKHR", "physicalDevice");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
         const a1 = m.at(0);
         let r, a2, o2;
+        check(a0, a1, a2);
         for (let attempt = 0;; attempt++) {
           m.view.setBigUint64(0, 0n, true);
           a2 = null;
@@ -18222,14 +21597,20 @@ export function commands() {
   }
 
   /** `vkGetPhysicalDeviceDisplayProperties2KHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceDisplayProperties2KHR(rt, fn) {
+  function getPhysicalDeviceDisplayProperties2KHR(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getPhysicalDeviceDisplayProperties2KHR(u0) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceDisplayProperties2KHR", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceDisplayProperties2KHR", "physicalDevice");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
         const a1 = m.at(0);
         let r, a2, o2;
+        check(a0, a1, a2);
         for (let attempt = 0;; attempt++) {
           m.view.setBigUint64(0, 0n, true);
           a2 = null;
@@ -18258,14 +21639,20 @@ export function commands() {
   }
 
   /** `vkGetPhysicalDeviceDisplayPropertiesKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceDisplayPropertiesKHR(rt, fn) {
+  function getPhysicalDeviceDisplayPropertiesKHR(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getPhysicalDeviceDisplayPropertiesKHR(u0) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceDisplayPropertiesKHR", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceDisplayPropertiesKHR", "physicalDevice");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
         const a1 = m.at(0);
         let r, a2, o2;
+        check(a0, a1, a2);
         for (let attempt = 0;; attempt++) {
           m.view.setBigUint64(0, 0n, true);
           a2 = null;
@@ -18294,12 +21681,17 @@ export function commands() {
   }
 
   /** `vkGetPhysicalDeviceExternalBufferProperties`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceExternalBufferProperties(rt, fn) {
+  function getPhysicalDeviceExternalBufferProperties(rt, fn, _owner, check) {
     const E0 = rt.entry("VkPhysicalDeviceExternalBufferInfo");
     const W0 = E0[0];
     const E1 = rt.entry("VkExternalBufferProperties");
+    let passed = null, passedAt = -1;
     return function getPhysicalDeviceExternalBufferProperties(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceExternalBufferProperties", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceExternalBufferProperties", "physicalDevice");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(32);
       try {
         const a0 = u0;
@@ -18340,6 +21732,7 @@ export function commands() {
           "vkGetPhysicalDeviceExternalBufferProperties",
         );
         const a2 = m.at(0);
+        check(a0, a1, a2);
         fn(a0, a1, a2);
         const o2 = rt.readStruct(m, E1, 0, false);
         return o2;
@@ -18350,12 +21743,17 @@ export function commands() {
   }
 
   /** `vkGetPhysicalDeviceExternalFenceProperties`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceExternalFenceProperties(rt, fn) {
+  function getPhysicalDeviceExternalFenceProperties(rt, fn, _owner, check) {
     const E0 = rt.entry("VkPhysicalDeviceExternalFenceInfo");
     const W0 = E0[0];
     const E1 = rt.entry("VkExternalFenceProperties");
+    let passed = null, passedAt = -1;
     return function getPhysicalDeviceExternalFenceProperties(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceExternalFenceProperties", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceExternalFenceProperties", "physicalDevice");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(32);
       try {
         const a0 = u0;
@@ -18396,6 +21794,7 @@ export function commands() {
           "vkGetPhysicalDeviceExternalFenceProperties",
         );
         const a2 = m.at(0);
+        check(a0, a1, a2);
         fn(a0, a1, a2);
         const o2 = rt.readStruct(m, E1, 0, false);
         return o2;
@@ -18406,11 +21805,16 @@ export function commands() {
   }
 
   /** `vkGetPhysicalDeviceExternalImageFormatPropertiesNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceExternalImageFormatPropertiesNV(rt, fn) {
+  function getPhysicalDeviceExternalImageFormatPropertiesNV(rt, fn, _owner, check) {
     const E0 = rt.entry("VkExternalImageFormatPropertiesNV");
+    let passed = null, passedAt = -1;
     return function getPhysicalDeviceExternalImageFormatPropertiesNV(u0, u1, u2, u3, u4, u5, u6) {
-      if (rt.ended.has(u0)) {
-        rt.gone(u0, "vkGetPhysicalDeviceExternalImageFormatPropertiesNV", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) {
+          rt.gone(u0, "vkGetPhysicalDeviceExternalImageFormatPropertiesNV", "physicalDevice");
+        }
+        passed = u0;
+        passedAt = rt.epoch;
       }
       const m = rt.enter(48);
       try {
@@ -18430,6 +21834,7 @@ export function commands() {
           "vkGetPhysicalDeviceExternalImageFormatPropertiesNV",
         );
         const a7 = m.at(0);
+        check(a0, a1, a2, a3, a4, a5, a6, a7);
         const r = fn(a0, a1, a2, a3, a4, a5, a6, a7);
         if (r < 0) rt.fail(r, "vkGetPhysicalDeviceExternalImageFormatPropertiesNV");
         const o7 = rt.readStruct(m, E0, 0, false);
@@ -18441,12 +21846,17 @@ export function commands() {
   }
 
   /** `vkGetPhysicalDeviceExternalSemaphoreProperties`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceExternalSemaphoreProperties(rt, fn) {
+  function getPhysicalDeviceExternalSemaphoreProperties(rt, fn, _owner, check) {
     const E0 = rt.entry("VkPhysicalDeviceExternalSemaphoreInfo");
     const W0 = E0[0];
     const E1 = rt.entry("VkExternalSemaphoreProperties");
+    let passed = null, passedAt = -1;
     return function getPhysicalDeviceExternalSemaphoreProperties(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceExternalSemaphoreProperties", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceExternalSemaphoreProperties", "physicalDevice");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(32);
       try {
         const a0 = u0;
@@ -18487,6 +21897,7 @@ export function commands() {
           "vkGetPhysicalDeviceExternalSemaphoreProperties",
         );
         const a2 = m.at(0);
+        check(a0, a1, a2);
         fn(a0, a1, a2);
         const o2 = rt.readStruct(m, E1, 0, false);
         return o2;
@@ -18497,12 +21908,17 @@ export function commands() {
   }
 
   /** `vkGetPhysicalDeviceExternalTensorPropertiesARM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceExternalTensorPropertiesARM(rt, fn) {
+  function getPhysicalDeviceExternalTensorPropertiesARM(rt, fn, _owner, check) {
     const E0 = rt.entry("VkPhysicalDeviceExternalTensorInfoARM");
     const W0 = E0[0];
     const E1 = rt.entry("VkExternalTensorPropertiesARM");
+    let passed = null, passedAt = -1;
     return function getPhysicalDeviceExternalTensorPropertiesARM(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceExternalTensorPropertiesARM", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceExternalTensorPropertiesARM", "physicalDevice");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(32);
       try {
         const a0 = u0;
@@ -18543,6 +21959,7 @@ export function commands() {
           "vkGetPhysicalDeviceExternalTensorPropertiesARM",
         );
         const a2 = m.at(0);
+        check(a0, a1, a2);
         fn(a0, a1, a2);
         const o2 = rt.readStruct(m, E1, 0, false);
         return o2;
@@ -18553,15 +21970,21 @@ export function commands() {
   }
 
   /** `vkGetPhysicalDeviceFeatures`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceFeatures(rt, fn) {
+  function getPhysicalDeviceFeatures(rt, fn, _owner, check) {
     const E0 = rt.entry("VkPhysicalDeviceFeatures");
+    let passed = null, passedAt = -1;
     return function getPhysicalDeviceFeatures(u0) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceFeatures", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceFeatures", "physicalDevice");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(224);
       try {
         const a0 = u0;
         rt.outStruct(m, E0, "VkPhysicalDeviceFeatures", 0, null, "vkGetPhysicalDeviceFeatures");
         const a1 = m.at(0);
+        check(a0, a1);
         fn(a0, a1);
         const o1 = rt.readStruct(m, E0, 0, false);
         return o1;
@@ -18572,15 +21995,21 @@ export function commands() {
   }
 
   /** `vkGetPhysicalDeviceFeatures2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceFeatures2(rt, fn) {
+  function getPhysicalDeviceFeatures2(rt, fn, _owner, check) {
     const E0 = rt.entry("VkPhysicalDeviceFeatures2");
+    let passed = null, passedAt = -1;
     return function getPhysicalDeviceFeatures2(u0, c1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceFeatures2", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceFeatures2", "physicalDevice");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(240);
       try {
         const a0 = u0;
         rt.outStruct(m, E0, "VkPhysicalDeviceFeatures2", 0, c1, "vkGetPhysicalDeviceFeatures2");
         const a1 = m.at(0);
+        check(a0, a1);
         fn(a0, a1);
         const o1 = rt.readStruct(m, E0, 0, c1);
         return o1;
@@ -18591,16 +22020,22 @@ export function commands() {
   }
 
   /** `vkGetPhysicalDeviceFormatProperties`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceFormatProperties(rt, fn) {
+  function getPhysicalDeviceFormatProperties(rt, fn, _owner, check) {
     const E0 = rt.entry("VkFormatProperties");
+    let passed = null, passedAt = -1;
     return function getPhysicalDeviceFormatProperties(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceFormatProperties", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceFormatProperties", "physicalDevice");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(16);
       try {
         const a0 = u0;
         const a1 = u1;
         rt.outStruct(m, E0, "VkFormatProperties", 0, null, "vkGetPhysicalDeviceFormatProperties");
         const a2 = m.at(0);
+        check(a0, a1, a2);
         fn(a0, a1, a2);
         const o2 = rt.readStruct(m, E0, 0, false);
         return o2;
@@ -18611,16 +22046,22 @@ export function commands() {
   }
 
   /** `vkGetPhysicalDeviceFormatProperties2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceFormatProperties2(rt, fn) {
+  function getPhysicalDeviceFormatProperties2(rt, fn, _owner, check) {
     const E0 = rt.entry("VkFormatProperties2");
+    let passed = null, passedAt = -1;
     return function getPhysicalDeviceFormatProperties2(u0, u1, c2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceFormatProperties2", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceFormatProperties2", "physicalDevice");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(32);
       try {
         const a0 = u0;
         const a1 = u1;
         rt.outStruct(m, E0, "VkFormatProperties2", 0, c2, "vkGetPhysicalDeviceFormatProperties2");
         const a2 = m.at(0);
+        check(a0, a1, a2);
         fn(a0, a1, a2);
         const o2 = rt.readStruct(m, E0, 0, c2);
         return o2;
@@ -18631,14 +22072,20 @@ export function commands() {
   }
 
   /** `vkGetPhysicalDeviceFragmentShadingRatesKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceFragmentShadingRatesKHR(rt, fn) {
+  function getPhysicalDeviceFragmentShadingRatesKHR(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getPhysicalDeviceFragmentShadingRatesKHR(u0) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceFragmentShadingRatesKHR", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceFragmentShadingRatesKHR", "physicalDevice");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
         const a1 = m.at(0);
         let r, a2, o2;
+        check(a0, a1, a2);
         for (let attempt = 0;; attempt++) {
           m.view.setBigUint64(0, 0n, true);
           a2 = null;
@@ -18667,10 +22114,15 @@ export function commands() {
   }
 
   /** `vkGetPhysicalDeviceImageFormatProperties`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceImageFormatProperties(rt, fn) {
+  function getPhysicalDeviceImageFormatProperties(rt, fn, _owner, check) {
     const E0 = rt.entry("VkImageFormatProperties");
+    let passed = null, passedAt = -1;
     return function getPhysicalDeviceImageFormatProperties(u0, u1, u2, u3, u4, u5) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceImageFormatProperties", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceImageFormatProperties", "physicalDevice");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(32);
       try {
         const a0 = u0;
@@ -18681,6 +22133,7 @@ export function commands() {
         const a5 = u5 ?? 0;
         rt.outStruct(m, E0, "VkImageFormatProperties", 0, null, "vkGetPhysicalDeviceImageFormatProperties");
         const a6 = m.at(0);
+        check(a0, a1, a2, a3, a4, a5, a6);
         const r = fn(a0, a1, a2, a3, a4, a5, a6);
         if (r < 0) rt.fail(r, "vkGetPhysicalDeviceImageFormatProperties");
         const o6 = rt.readStruct(m, E0, 0, false);
@@ -18692,12 +22145,17 @@ export function commands() {
   }
 
   /** `vkGetPhysicalDeviceImageFormatProperties2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceImageFormatProperties2(rt, fn) {
+  function getPhysicalDeviceImageFormatProperties2(rt, fn, _owner, check) {
     const E0 = rt.entry("VkPhysicalDeviceImageFormatInfo2");
     const W0 = E0[0];
     const E1 = rt.entry("VkImageFormatProperties2");
+    let passed = null, passedAt = -1;
     return function getPhysicalDeviceImageFormatProperties2(u0, u1, c2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceImageFormatProperties2", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceImageFormatProperties2", "physicalDevice");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(48);
       try {
         const a0 = u0;
@@ -18731,6 +22189,7 @@ export function commands() {
           );}
         rt.outStruct(m, E1, "VkImageFormatProperties2", 0, c2, "vkGetPhysicalDeviceImageFormatProperties2");
         const a2 = m.at(0);
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkGetPhysicalDeviceImageFormatProperties2");
         const o2 = rt.readStruct(m, E1, 0, c2);
@@ -18742,10 +22201,15 @@ export function commands() {
   }
 
   /** `vkGetPhysicalDeviceMemoryProperties`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceMemoryProperties(rt, fn) {
+  function getPhysicalDeviceMemoryProperties(rt, fn, _owner, check) {
     const E0 = rt.entry("VkPhysicalDeviceMemoryProperties");
+    let passed = null, passedAt = -1;
     return function getPhysicalDeviceMemoryProperties(u0) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceMemoryProperties", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceMemoryProperties", "physicalDevice");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(520);
       try {
         const a0 = u0;
@@ -18758,6 +22222,7 @@ export function commands() {
           "vkGetPhysicalDeviceMemoryProperties",
         );
         const a1 = m.at(0);
+        check(a0, a1);
         fn(a0, a1);
         const o1 = rt.readStruct(m, E0, 0, false);
         return o1;
@@ -18768,10 +22233,15 @@ export function commands() {
   }
 
   /** `vkGetPhysicalDeviceMemoryProperties2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceMemoryProperties2(rt, fn) {
+  function getPhysicalDeviceMemoryProperties2(rt, fn, _owner, check) {
     const E0 = rt.entry("VkPhysicalDeviceMemoryProperties2");
+    let passed = null, passedAt = -1;
     return function getPhysicalDeviceMemoryProperties2(u0, c1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceMemoryProperties2", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceMemoryProperties2", "physicalDevice");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(536);
       try {
         const a0 = u0;
@@ -18784,6 +22254,7 @@ export function commands() {
           "vkGetPhysicalDeviceMemoryProperties2",
         );
         const a1 = m.at(0);
+        check(a0, a1);
         fn(a0, a1);
         const o1 = rt.readStruct(m, E0, 0, c1);
         return o1;
@@ -18794,10 +22265,15 @@ export function commands() {
   }
 
   /** `vkGetPhysicalDeviceMultisamplePropertiesEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceMultisamplePropertiesEXT(rt, fn) {
+  function getPhysicalDeviceMultisamplePropertiesEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkMultisamplePropertiesEXT");
+    let passed = null, passedAt = -1;
     return function getPhysicalDeviceMultisamplePropertiesEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceMultisamplePropertiesEXT", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceMultisamplePropertiesEXT", "physicalDevice");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(24);
       try {
         const a0 = u0;
@@ -18811,6 +22287,7 @@ export function commands() {
           "vkGetPhysicalDeviceMultisamplePropertiesEXT",
         );
         const a2 = m.at(0);
+        check(a0, a1, a2);
         fn(a0, a1, a2);
         const o2 = rt.readStruct(m, E0, 0, false);
         return o2;
@@ -18821,11 +22298,16 @@ export function commands() {
   }
 
   /** `vkGetPhysicalDeviceOpticalFlowImageFormatsNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceOpticalFlowImageFormatsNV(rt, fn) {
+  function getPhysicalDeviceOpticalFlowImageFormatsNV(rt, fn, _owner, check) {
     const E0 = rt.entry("VkOpticalFlowImageFormatInfoNV");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function getPhysicalDeviceOpticalFlowImageFormatsNV(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceOpticalFlowImageFormatsNV", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceOpticalFlowImageFormatsNV", "physicalDevice");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -18859,6 +22341,7 @@ export function commands() {
           );}
         const a2 = m.at(0);
         let r, a3, o3;
+        check(a0, a1, a2, a3);
         for (let attempt = 0;; attempt++) {
           m.view.setBigUint64(0, 0n, true);
           a3 = null;
@@ -18887,15 +22370,21 @@ export function commands() {
   }
 
   /** `vkGetPhysicalDevicePresentRectanglesKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDevicePresentRectanglesKHR(rt, fn) {
+  function getPhysicalDevicePresentRectanglesKHR(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getPhysicalDevicePresentRectanglesKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDevicePresentRectanglesKHR", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDevicePresentRectanglesKHR", "physicalDevice");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
         const a1 = u1;
         const a2 = m.at(0);
         let r, a3, o3;
+        check(a0, a1, a2, a3);
         for (let attempt = 0;; attempt++) {
           m.view.setBigUint64(0, 0n, true);
           a3 = null;
@@ -18924,15 +22413,21 @@ export function commands() {
   }
 
   /** `vkGetPhysicalDeviceProperties`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceProperties(rt, fn) {
+  function getPhysicalDeviceProperties(rt, fn, _owner, check) {
     const E0 = rt.entry("VkPhysicalDeviceProperties");
+    let passed = null, passedAt = -1;
     return function getPhysicalDeviceProperties(u0) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceProperties", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceProperties", "physicalDevice");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(824);
       try {
         const a0 = u0;
         rt.outStruct(m, E0, "VkPhysicalDeviceProperties", 0, null, "vkGetPhysicalDeviceProperties");
         const a1 = m.at(0);
+        check(a0, a1);
         fn(a0, a1);
         const o1 = rt.readStruct(m, E0, 0, false);
         return o1;
@@ -18943,15 +22438,21 @@ export function commands() {
   }
 
   /** `vkGetPhysicalDeviceProperties2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceProperties2(rt, fn) {
+  function getPhysicalDeviceProperties2(rt, fn, _owner, check) {
     const E0 = rt.entry("VkPhysicalDeviceProperties2");
+    let passed = null, passedAt = -1;
     return function getPhysicalDeviceProperties2(u0, c1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceProperties2", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceProperties2", "physicalDevice");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(840);
       try {
         const a0 = u0;
         rt.outStruct(m, E0, "VkPhysicalDeviceProperties2", 0, c1, "vkGetPhysicalDeviceProperties2");
         const a1 = m.at(0);
+        check(a0, a1);
         fn(a0, a1);
         const o1 = rt.readStruct(m, E0, 0, c1);
         return o1;
@@ -18962,13 +22463,22 @@ export function commands() {
   }
 
   /** `vkGetPhysicalDeviceQueueFamilyDataGraphEngineOperationPropertiesARM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceQueueFamilyDataGraphEngineOperationPropertiesARM(rt, fn) {
+  function getPhysicalDeviceQueueFamilyDataGraphEngineOperationPropertiesARM(rt, fn, _owner, check) {
     const E0 = rt.entry("VkQueueFamilyDataGraphPropertiesARM");
     const W0 = E0[0];
     const E1 = rt.entry("VkBaseOutStructure");
+    let passed = null, passedAt = -1;
     return function getPhysicalDeviceQueueFamilyDataGraphEngineOperationPropertiesARM(u0, u1, u2) {
-      if (rt.ended.has(u0)) {
-        rt.gone(u0, "vkGetPhysicalDeviceQueueFamilyDataGraphEngineOperationPropertiesARM", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) {
+          rt.gone(
+            u0,
+            "vkGetPhysicalDeviceQueueFamilyDataGraphEngineOperationPropertiesARM",
+            "physicalDevice",
+          );
+        }
+        passed = u0;
+        passedAt = rt.epoch;
       }
       const m = rt.enter(16);
       try {
@@ -19011,6 +22521,7 @@ export function commands() {
           "vkGetPhysicalDeviceQueueFamilyDataGraphEngineOperationPropertiesARM",
         );
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkGetPhysicalDeviceQueueFamilyDataGraphEngineOperationPropertiesARM");
         const o3 = rt.readStruct(m, E1, 0, false);
@@ -19022,14 +22533,19 @@ export function commands() {
   }
 
   /** `vkGetPhysicalDeviceQueueFamilyDataGraphOpticalFlowImageFormatsARM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceQueueFamilyDataGraphOpticalFlowImageFormatsARM(rt, fn) {
+  function getPhysicalDeviceQueueFamilyDataGraphOpticalFlowImageFormatsARM(rt, fn, _owner, check) {
     const E0 = rt.entry("VkQueueFamilyDataGraphPropertiesARM");
     const W0 = E0[0];
     const E1 = rt.entry("VkDataGraphOpticalFlowImageFormatInfoARM");
     const W1 = E1[0];
+    let passed = null, passedAt = -1;
     return function getPhysicalDeviceQueueFamilyDataGraphOpticalFlowImageFormatsARM(u0, u1, u2, u3) {
-      if (rt.ended.has(u0)) {
-        rt.gone(u0, "vkGetPhysicalDeviceQueueFamilyDataGraphOpticalFlowImageFormatsARM", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) {
+          rt.gone(u0, "vkGetPhysicalDeviceQueueFamilyDataGraphOpticalFlowImageFormatsARM", "physicalDevice");
+        }
+        passed = u0;
+        passedAt = rt.epoch;
       }
       const m = rt.enter(8);
       try {
@@ -19093,6 +22609,7 @@ export function commands() {
           );}
         const a4 = m.at(0);
         let r, a5, o5;
+        check(a0, a1, a2, a3, a4, a5);
         for (let attempt = 0;; attempt++) {
           m.view.setBigUint64(0, 0n, true);
           a5 = null;
@@ -19121,13 +22638,22 @@ export function commands() {
   }
 
   /** `vkGetPhysicalDeviceQueueFamilyDataGraphProcessingEnginePropertiesARM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceQueueFamilyDataGraphProcessingEnginePropertiesARM(rt, fn) {
+  function getPhysicalDeviceQueueFamilyDataGraphProcessingEnginePropertiesARM(rt, fn, _owner, check) {
     const E0 = rt.entry("VkPhysicalDeviceQueueFamilyDataGraphProcessingEngineInfoARM");
     const W0 = E0[0];
     const E1 = rt.entry("VkQueueFamilyDataGraphProcessingEnginePropertiesARM");
+    let passed = null, passedAt = -1;
     return function getPhysicalDeviceQueueFamilyDataGraphProcessingEnginePropertiesARM(u0, u1) {
-      if (rt.ended.has(u0)) {
-        rt.gone(u0, "vkGetPhysicalDeviceQueueFamilyDataGraphProcessingEnginePropertiesARM", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) {
+          rt.gone(
+            u0,
+            "vkGetPhysicalDeviceQueueFamilyDataGraphProcessingEnginePropertiesARM",
+            "physicalDevice",
+          );
+        }
+        passed = u0;
+        passedAt = rt.epoch;
       }
       const m = rt.enter(24);
       try {
@@ -19169,6 +22695,7 @@ export function commands() {
           "vkGetPhysicalDeviceQueueFamilyDataGraphProcessingEnginePropertiesARM",
         );
         const a2 = m.at(0);
+        check(a0, a1, a2);
         fn(a0, a1, a2);
         const o2 = rt.readStruct(m, E1, 0, false);
         return o2;
@@ -19179,10 +22706,15 @@ export function commands() {
   }
 
   /** `vkGetPhysicalDeviceQueueFamilyDataGraphPropertiesARM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceQueueFamilyDataGraphPropertiesARM(rt, fn) {
+  function getPhysicalDeviceQueueFamilyDataGraphPropertiesARM(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getPhysicalDeviceQueueFamilyDataGraphPropertiesARM(u0, u1) {
-      if (rt.ended.has(u0)) {
-        rt.gone(u0, "vkGetPhysicalDeviceQueueFamilyDataGraphPropertiesARM", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) {
+          rt.gone(u0, "vkGetPhysicalDeviceQueueFamilyDataGraphPropertiesARM", "physicalDevice");
+        }
+        passed = u0;
+        passedAt = rt.epoch;
       }
       const m = rt.enter(8);
       try {
@@ -19190,6 +22722,7 @@ export function commands() {
         const a1 = u1;
         const a2 = m.at(0);
         let r, a3, o3;
+        check(a0, a1, a2, a3);
         for (let attempt = 0;; attempt++) {
           m.view.setBigUint64(0, 0n, true);
           a3 = null;
@@ -19218,12 +22751,17 @@ export function commands() {
   }
 
   /** `vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR(rt, fn) {
+  function getPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkQueryPoolPerformanceCreateInfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function getPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR(u0, u1) {
-      if (rt.ended.has(u0)) {
-        rt.gone(u0, "vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) {
+          rt.gone(u0, "vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR", "physicalDevice");
+        }
+        passed = u0;
+        passedAt = rt.epoch;
       }
       const m = rt.enter(8);
       try {
@@ -19257,6 +22795,7 @@ export function commands() {
             "pPerformanceQueryCreateInfo",
           );}
         const a2 = m.at(0);
+        check(a0, a1, a2);
         fn(a0, a1, a2);
         const o2 = rt.scalar(m, 0, "u32");
         return o2;
@@ -19267,14 +22806,20 @@ export function commands() {
   }
 
   /** `vkGetPhysicalDeviceQueueFamilyProperties`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceQueueFamilyProperties(rt, fn) {
+  function getPhysicalDeviceQueueFamilyProperties(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getPhysicalDeviceQueueFamilyProperties(u0) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceQueueFamilyProperties", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceQueueFamilyProperties", "physicalDevice");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
         const a1 = m.at(0);
         let r, a2, o2;
+        check(a0, a1, a2);
         for (let attempt = 0;; attempt++) {
           m.view.setBigUint64(0, 0n, true);
           a2 = null;
@@ -19302,15 +22847,21 @@ export function commands() {
   }
 
   /** `vkGetPhysicalDeviceQueueFamilyProperties2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceQueueFamilyProperties2(rt, fn) {
+  function getPhysicalDeviceQueueFamilyProperties2(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getPhysicalDeviceQueueFamilyProperties2(u0, c2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceQueueFamilyProperties2", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceQueueFamilyProperties2", "physicalDevice");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
         const l2 = rt.links(c2, "vkGetPhysicalDeviceQueueFamilyProperties2");
         const a1 = m.at(0);
         let r, a2, o2;
+        check(a0, a1, a2);
         for (let attempt = 0;; attempt++) {
           m.view.setBigUint64(0, 0n, true);
           a2 = null;
@@ -19338,21 +22889,34 @@ export function commands() {
   }
 
   /** `vkGetPhysicalDeviceScreenPresentationSupportQNX`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceScreenPresentationSupportQNX(rt, fn) {
+  function getPhysicalDeviceScreenPresentationSupportQNX(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getPhysicalDeviceScreenPresentationSupportQNX(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceScreenPresentationSupportQNX", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) {
+          rt.gone(u0, "vkGetPhysicalDeviceScreenPresentationSupportQNX", "physicalDevice");
+        }
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2 ?? null;
+      check(a0, a1, a2);
       const r = fn(a0, a1, a2);
       return r !== 0;
     };
   }
 
   /** `vkGetPhysicalDeviceSparseImageFormatProperties`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceSparseImageFormatProperties(rt, fn) {
+  function getPhysicalDeviceSparseImageFormatProperties(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getPhysicalDeviceSparseImageFormatProperties(u0, u1, u2, u3, u4, u5) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceSparseImageFormatProperties", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceSparseImageFormatProperties", "physicalDevice");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -19363,6 +22927,7 @@ export function commands() {
         const a5 = u5;
         const a6 = m.at(0);
         let r, a7, o7;
+        check(a0, a1, a2, a3, a4, a5, a6, a7);
         for (let attempt = 0;; attempt++) {
           m.view.setBigUint64(0, 0n, true);
           a7 = null;
@@ -19390,11 +22955,18 @@ export function commands() {
   }
 
   /** `vkGetPhysicalDeviceSparseImageFormatProperties2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceSparseImageFormatProperties2(rt, fn) {
+  function getPhysicalDeviceSparseImageFormatProperties2(rt, fn, _owner, check) {
     const E0 = rt.entry("VkPhysicalDeviceSparseImageFormatInfo2");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function getPhysicalDeviceSparseImageFormatProperties2(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceSparseImageFormatProperties2", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) {
+          rt.gone(u0, "vkGetPhysicalDeviceSparseImageFormatProperties2", "physicalDevice");
+        }
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -19428,6 +23000,7 @@ export function commands() {
           );}
         const a2 = m.at(0);
         let r, a3, o3;
+        check(a0, a1, a2, a3);
         for (let attempt = 0;; attempt++) {
           m.view.setBigUint64(0, 0n, true);
           a3 = null;
@@ -19455,16 +23028,22 @@ export function commands() {
   }
 
   /** `vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV(rt, fn) {
+  function getPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV(u0) {
-      if (rt.ended.has(u0)) {
-        rt.gone(u0, "vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) {
+          rt.gone(u0, "vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV", "physicalDevice");
+        }
+        passed = u0;
+        passedAt = rt.epoch;
       }
       const m = rt.enter(8);
       try {
         const a0 = u0;
         const a1 = m.at(0);
         let r, a2, o2;
+        check(a0, a1, a2);
         for (let attempt = 0;; attempt++) {
           m.view.setBigUint64(0, 0n, true);
           a2 = null;
@@ -19493,10 +23072,15 @@ export function commands() {
   }
 
   /** `vkGetPhysicalDeviceSurfaceCapabilities2EXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceSurfaceCapabilities2EXT(rt, fn) {
+  function getPhysicalDeviceSurfaceCapabilities2EXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkSurfaceCapabilities2EXT");
+    let passed = null, passedAt = -1;
     return function getPhysicalDeviceSurfaceCapabilities2EXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceSurfaceCapabilities2EXT", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceSurfaceCapabilities2EXT", "physicalDevice");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(72);
       try {
         const a0 = u0;
@@ -19510,6 +23094,7 @@ export function commands() {
           "vkGetPhysicalDeviceSurfaceCapabilities2EXT",
         );
         const a2 = m.at(0);
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkGetPhysicalDeviceSurfaceCapabilities2EXT");
         const o2 = rt.readStruct(m, E0, 0, false);
@@ -19521,12 +23106,17 @@ export function commands() {
   }
 
   /** `vkGetPhysicalDeviceSurfaceCapabilities2KHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceSurfaceCapabilities2KHR(rt, fn) {
+  function getPhysicalDeviceSurfaceCapabilities2KHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkPhysicalDeviceSurfaceInfo2KHR");
     const W0 = E0[0];
     const E1 = rt.entry("VkSurfaceCapabilities2KHR");
+    let passed = null, passedAt = -1;
     return function getPhysicalDeviceSurfaceCapabilities2KHR(u0, u1, c2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceSurfaceCapabilities2KHR", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceSurfaceCapabilities2KHR", "physicalDevice");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(72);
       try {
         const a0 = u0;
@@ -19560,6 +23150,7 @@ export function commands() {
           );}
         rt.outStruct(m, E1, "VkSurfaceCapabilities2KHR", 0, c2, "vkGetPhysicalDeviceSurfaceCapabilities2KHR");
         const a2 = m.at(0);
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkGetPhysicalDeviceSurfaceCapabilities2KHR");
         const o2 = rt.readStruct(m, E1, 0, c2);
@@ -19571,16 +23162,22 @@ export function commands() {
   }
 
   /** `vkGetPhysicalDeviceSurfaceCapabilitiesKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceSurfaceCapabilitiesKHR(rt, fn) {
+  function getPhysicalDeviceSurfaceCapabilitiesKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkSurfaceCapabilitiesKHR");
+    let passed = null, passedAt = -1;
     return function getPhysicalDeviceSurfaceCapabilitiesKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceSurfaceCapabilitiesKHR", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceSurfaceCapabilitiesKHR", "physicalDevice");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(56);
       try {
         const a0 = u0;
         const a1 = u1;
         rt.outStruct(m, E0, "VkSurfaceCapabilitiesKHR", 0, null, "vkGetPhysicalDeviceSurfaceCapabilitiesKHR");
         const a2 = m.at(0);
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkGetPhysicalDeviceSurfaceCapabilitiesKHR");
         const o2 = rt.readStruct(m, E0, 0, false);
@@ -19592,11 +23189,16 @@ export function commands() {
   }
 
   /** `vkGetPhysicalDeviceSurfaceFormats2KHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceSurfaceFormats2KHR(rt, fn) {
+  function getPhysicalDeviceSurfaceFormats2KHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkPhysicalDeviceSurfaceInfo2KHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function getPhysicalDeviceSurfaceFormats2KHR(u0, u1, c3) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceSurfaceFormats2KHR", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceSurfaceFormats2KHR", "physicalDevice");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -19631,6 +23233,7 @@ export function commands() {
         const l3 = rt.links(c3, "vkGetPhysicalDeviceSurfaceFormats2KHR");
         const a2 = m.at(0);
         let r, a3, o3;
+        check(a0, a1, a2, a3);
         for (let attempt = 0;; attempt++) {
           m.view.setBigUint64(0, 0n, true);
           a3 = null;
@@ -19659,15 +23262,21 @@ export function commands() {
   }
 
   /** `vkGetPhysicalDeviceSurfaceFormatsKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceSurfaceFormatsKHR(rt, fn) {
+  function getPhysicalDeviceSurfaceFormatsKHR(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getPhysicalDeviceSurfaceFormatsKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceSurfaceFormatsKHR", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceSurfaceFormatsKHR", "physicalDevice");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
         const a1 = u1 ?? null;
         const a2 = m.at(0);
         let r, a3, o3;
+        check(a0, a1, a2, a3);
         for (let attempt = 0;; attempt++) {
           m.view.setBigUint64(0, 0n, true);
           a3 = null;
@@ -19696,11 +23305,16 @@ export function commands() {
   }
 
   /** `vkGetPhysicalDeviceSurfacePresentModes2EXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceSurfacePresentModes2EXT(rt, fn) {
+  function getPhysicalDeviceSurfacePresentModes2EXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkPhysicalDeviceSurfaceInfo2KHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function getPhysicalDeviceSurfacePresentModes2EXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceSurfacePresentModes2EXT", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceSurfacePresentModes2EXT", "physicalDevice");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -19734,6 +23348,7 @@ export function commands() {
           );}
         const a2 = m.at(0);
         let r, a3, o3;
+        check(a0, a1, a2, a3);
         for (let attempt = 0;; attempt++) {
           m.view.setBigUint64(0, 0n, true);
           a3 = null;
@@ -19762,15 +23377,21 @@ export function commands() {
   }
 
   /** `vkGetPhysicalDeviceSurfacePresentModesKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceSurfacePresentModesKHR(rt, fn) {
+  function getPhysicalDeviceSurfacePresentModesKHR(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getPhysicalDeviceSurfacePresentModesKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceSurfacePresentModesKHR", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceSurfacePresentModesKHR", "physicalDevice");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
         const a1 = u1 ?? null;
         const a2 = m.at(0);
         let r, a3, o3;
+        check(a0, a1, a2, a3);
         for (let attempt = 0;; attempt++) {
           m.view.setBigUint64(0, 0n, true);
           a3 = null;
@@ -19799,15 +23420,21 @@ export function commands() {
   }
 
   /** `vkGetPhysicalDeviceSurfaceSupportKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceSurfaceSupportKHR(rt, fn) {
+  function getPhysicalDeviceSurfaceSupportKHR(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getPhysicalDeviceSurfaceSupportKHR(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceSurfaceSupportKHR", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceSurfaceSupportKHR", "physicalDevice");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
         const a1 = u1;
         const a2 = u2;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkGetPhysicalDeviceSurfaceSupportKHR");
         const o3 = rt.scalar(m, 0, "bool");
@@ -19819,14 +23446,20 @@ export function commands() {
   }
 
   /** `vkGetPhysicalDeviceToolProperties`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceToolProperties(rt, fn) {
+  function getPhysicalDeviceToolProperties(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getPhysicalDeviceToolProperties(u0) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceToolProperties", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceToolProperties", "physicalDevice");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
         const a1 = m.at(0);
         let r, a2, o2;
+        check(a0, a1, a2);
         for (let attempt = 0;; attempt++) {
           m.view.setBigUint64(0, 0n, true);
           a2 = null;
@@ -19855,24 +23488,35 @@ export function commands() {
   }
 
   /** `vkGetPhysicalDeviceUbmPresentationSupportSEC`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceUbmPresentationSupportSEC(rt, fn) {
+  function getPhysicalDeviceUbmPresentationSupportSEC(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getPhysicalDeviceUbmPresentationSupportSEC(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceUbmPresentationSupportSEC", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceUbmPresentationSupportSEC", "physicalDevice");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2 ?? null;
+      check(a0, a1, a2);
       const r = fn(a0, a1, a2);
       return r !== 0;
     };
   }
 
   /** `vkGetPhysicalDeviceVideoCapabilitiesKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceVideoCapabilitiesKHR(rt, fn) {
+  function getPhysicalDeviceVideoCapabilitiesKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkVideoProfileInfoKHR");
     const W0 = E0[0];
     const E1 = rt.entry("VkVideoCapabilitiesKHR");
+    let passed = null, passedAt = -1;
     return function getPhysicalDeviceVideoCapabilitiesKHR(u0, u1, c2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceVideoCapabilitiesKHR", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceVideoCapabilitiesKHR", "physicalDevice");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(336);
       try {
         const a0 = u0;
@@ -19906,6 +23550,7 @@ export function commands() {
           );}
         rt.outStruct(m, E1, "VkVideoCapabilitiesKHR", 0, c2, "vkGetPhysicalDeviceVideoCapabilitiesKHR");
         const a2 = m.at(0);
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkGetPhysicalDeviceVideoCapabilitiesKHR");
         const o2 = rt.readStruct(m, E1, 0, c2);
@@ -19917,13 +23562,18 @@ export function commands() {
   }
 
   /** `vkGetPhysicalDeviceVideoEncodeQualityLevelPropertiesKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceVideoEncodeQualityLevelPropertiesKHR(rt, fn) {
+  function getPhysicalDeviceVideoEncodeQualityLevelPropertiesKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkPhysicalDeviceVideoEncodeQualityLevelInfoKHR");
     const W0 = E0[0];
     const E1 = rt.entry("VkVideoEncodeQualityLevelPropertiesKHR");
+    let passed = null, passedAt = -1;
     return function getPhysicalDeviceVideoEncodeQualityLevelPropertiesKHR(u0, u1, c2) {
-      if (rt.ended.has(u0)) {
-        rt.gone(u0, "vkGetPhysicalDeviceVideoEncodeQualityLevelPropertiesKHR", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) {
+          rt.gone(u0, "vkGetPhysicalDeviceVideoEncodeQualityLevelPropertiesKHR", "physicalDevice");
+        }
+        passed = u0;
+        passedAt = rt.epoch;
       }
       const m = rt.enter(24);
       try {
@@ -19965,6 +23615,7 @@ export function commands() {
           "vkGetPhysicalDeviceVideoEncodeQualityLevelPropertiesKHR",
         );
         const a2 = m.at(0);
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkGetPhysicalDeviceVideoEncodeQualityLevelPropertiesKHR");
         const o2 = rt.readStruct(m, E1, 0, c2);
@@ -19976,11 +23627,16 @@ export function commands() {
   }
 
   /** `vkGetPhysicalDeviceVideoFormatPropertiesKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceVideoFormatPropertiesKHR(rt, fn) {
+  function getPhysicalDeviceVideoFormatPropertiesKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkPhysicalDeviceVideoFormatInfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function getPhysicalDeviceVideoFormatPropertiesKHR(u0, u1, c3) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceVideoFormatPropertiesKHR", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceVideoFormatPropertiesKHR", "physicalDevice");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -20015,6 +23671,7 @@ export function commands() {
         const l3 = rt.links(c3, "vkGetPhysicalDeviceVideoFormatPropertiesKHR");
         const a2 = m.at(0);
         let r, a3, o3;
+        check(a0, a1, a2, a3);
         for (let attempt = 0;; attempt++) {
           m.view.setBigUint64(0, 0n, true);
           a3 = null;
@@ -20043,61 +23700,92 @@ export function commands() {
   }
 
   /** `vkGetPhysicalDeviceWaylandPresentationSupportKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceWaylandPresentationSupportKHR(rt, fn) {
+  function getPhysicalDeviceWaylandPresentationSupportKHR(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getPhysicalDeviceWaylandPresentationSupportKHR(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceWaylandPresentationSupportKHR", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) {
+          rt.gone(u0, "vkGetPhysicalDeviceWaylandPresentationSupportKHR", "physicalDevice");
+        }
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2 ?? null;
+      check(a0, a1, a2);
       const r = fn(a0, a1, a2);
       return r !== 0;
     };
   }
 
   /** `vkGetPhysicalDeviceWin32PresentationSupportKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceWin32PresentationSupportKHR(rt, fn) {
+  function getPhysicalDeviceWin32PresentationSupportKHR(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getPhysicalDeviceWin32PresentationSupportKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceWin32PresentationSupportKHR", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceWin32PresentationSupportKHR", "physicalDevice");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
+      check(a0, a1);
       const r = fn(a0, a1);
       return r !== 0;
     };
   }
 
   /** `vkGetPhysicalDeviceXcbPresentationSupportKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceXcbPresentationSupportKHR(rt, fn) {
+  function getPhysicalDeviceXcbPresentationSupportKHR(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getPhysicalDeviceXcbPresentationSupportKHR(u0, u1, u2, u3) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceXcbPresentationSupportKHR", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceXcbPresentationSupportKHR", "physicalDevice");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2 ?? null;
       const a3 = u3;
+      check(a0, a1, a2, a3);
       const r = fn(a0, a1, a2, a3);
       return r !== 0;
     };
   }
 
   /** `vkGetPhysicalDeviceXlibPresentationSupportKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceXlibPresentationSupportKHR(rt, fn) {
+  function getPhysicalDeviceXlibPresentationSupportKHR(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getPhysicalDeviceXlibPresentationSupportKHR(u0, u1, u2, u3) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceXlibPresentationSupportKHR", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceXlibPresentationSupportKHR", "physicalDevice");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2 ?? null;
       const a3 = u3;
+      check(a0, a1, a2, a3);
       const r = fn(a0, a1, a2, a3);
       return r !== 0;
     };
   }
 
   /** `vkGetPipelineBinaryDataKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPipelineBinaryDataKHR(rt, fn) {
+  function getPipelineBinaryDataKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkPipelineBinaryDataInfoKHR");
     const W0 = E0[0];
     const E1 = rt.entry("VkPipelineBinaryKeyKHR");
+    let passed = null, passedAt = -1;
     return function getPipelineBinaryDataKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetPipelineBinaryDataKHR", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPipelineBinaryDataKHR", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(64);
       try {
         const a0 = u0;
@@ -20133,6 +23821,7 @@ export function commands() {
         const a2 = m.at(0);
         const a3 = m.at(56);
         let r, a4, o4;
+        check(a0, a1, a2, a3, a4);
         for (let attempt = 0;; attempt++) {
           m.view.setBigUint64(56, 0n, true);
           a4 = null;
@@ -20162,15 +23851,21 @@ export function commands() {
   }
 
   /** `vkGetPipelineCacheData`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPipelineCacheData(rt, fn) {
+  function getPipelineCacheData(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getPipelineCacheData(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetPipelineCacheData", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPipelineCacheData", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
         const a1 = u1;
         const a2 = m.at(0);
         let r, a3, o3;
+        check(a0, a1, a2, a3);
         for (let attempt = 0;; attempt++) {
           m.view.setBigUint64(0, 0n, true);
           a3 = null;
@@ -20199,11 +23894,16 @@ export function commands() {
   }
 
   /** `vkGetPipelineExecutableInternalRepresentationsKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPipelineExecutableInternalRepresentationsKHR(rt, fn) {
+  function getPipelineExecutableInternalRepresentationsKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkPipelineExecutableInfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function getPipelineExecutableInternalRepresentationsKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetPipelineExecutableInternalRepresentationsKHR", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPipelineExecutableInternalRepresentationsKHR", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -20237,6 +23937,7 @@ export function commands() {
           );}
         const a2 = m.at(0);
         let r, a3, o3;
+        check(a0, a1, a2, a3);
         for (let attempt = 0;; attempt++) {
           m.view.setBigUint64(0, 0n, true);
           a3 = null;
@@ -20265,11 +23966,16 @@ export function commands() {
   }
 
   /** `vkGetPipelineExecutablePropertiesKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPipelineExecutablePropertiesKHR(rt, fn) {
+  function getPipelineExecutablePropertiesKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkPipelineInfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function getPipelineExecutablePropertiesKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetPipelineExecutablePropertiesKHR", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPipelineExecutablePropertiesKHR", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -20303,6 +24009,7 @@ export function commands() {
           );}
         const a2 = m.at(0);
         let r, a3, o3;
+        check(a0, a1, a2, a3);
         for (let attempt = 0;; attempt++) {
           m.view.setBigUint64(0, 0n, true);
           a3 = null;
@@ -20331,11 +24038,16 @@ export function commands() {
   }
 
   /** `vkGetPipelineExecutableStatisticsKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPipelineExecutableStatisticsKHR(rt, fn) {
+  function getPipelineExecutableStatisticsKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkPipelineExecutableInfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function getPipelineExecutableStatisticsKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetPipelineExecutableStatisticsKHR", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPipelineExecutableStatisticsKHR", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -20369,6 +24081,7 @@ export function commands() {
           );}
         const a2 = m.at(0);
         let r, a3, o3;
+        check(a0, a1, a2, a3);
         for (let attempt = 0;; attempt++) {
           m.view.setBigUint64(0, 0n, true);
           a3 = null;
@@ -20397,11 +24110,16 @@ export function commands() {
   }
 
   /** `vkGetPipelineIndirectDeviceAddressNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPipelineIndirectDeviceAddressNV(rt, fn) {
+  function getPipelineIndirectDeviceAddressNV(rt, fn, _owner, check) {
     const E0 = rt.entry("VkPipelineIndirectDeviceAddressInfoNV");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function getPipelineIndirectDeviceAddressNV(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetPipelineIndirectDeviceAddressNV", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPipelineIndirectDeviceAddressNV", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -20433,6 +24151,7 @@ export function commands() {
             "vkGetPipelineIndirectDeviceAddressNV",
             "pInfo",
           );}
+        check(a0, a1);
         const r = fn(a0, a1);
         return r;
       } finally {
@@ -20442,12 +24161,17 @@ export function commands() {
   }
 
   /** `vkGetPipelineIndirectMemoryRequirementsNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPipelineIndirectMemoryRequirementsNV(rt, fn) {
+  function getPipelineIndirectMemoryRequirementsNV(rt, fn, _owner, check) {
     const E0 = rt.entry("VkComputePipelineCreateInfo");
     const W0 = E0[0];
     const E1 = rt.entry("VkMemoryRequirements2");
+    let passed = null, passedAt = -1;
     return function getPipelineIndirectMemoryRequirementsNV(u0, u1, c2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetPipelineIndirectMemoryRequirementsNV", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPipelineIndirectMemoryRequirementsNV", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(40);
       try {
         const a0 = u0;
@@ -20481,6 +24205,7 @@ export function commands() {
           );}
         rt.outStruct(m, E1, "VkMemoryRequirements2", 0, c2, "vkGetPipelineIndirectMemoryRequirementsNV");
         const a2 = m.at(0);
+        check(a0, a1, a2);
         fn(a0, a1, a2);
         const o2 = rt.readStruct(m, E1, 0, c2);
         return o2;
@@ -20491,12 +24216,17 @@ export function commands() {
   }
 
   /** `vkGetPipelineKeyKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPipelineKeyKHR(rt, fn) {
+  function getPipelineKeyKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkPipelineCreateInfoKHR");
     const W0 = E0[0];
     const E1 = rt.entry("VkPipelineBinaryKeyKHR");
+    let passed = null, passedAt = -1;
     return function getPipelineKeyKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetPipelineKeyKHR", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPipelineKeyKHR", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(56);
       try {
         const a0 = u0;
@@ -20530,6 +24260,7 @@ export function commands() {
           );}
         rt.outStruct(m, E1, "VkPipelineBinaryKeyKHR", 0, null, "vkGetPipelineKeyKHR");
         const a2 = m.at(0);
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkGetPipelineKeyKHR");
         const o2 = rt.readStruct(m, E1, 0, false);
@@ -20541,12 +24272,17 @@ export function commands() {
   }
 
   /** `vkGetPipelinePropertiesEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPipelinePropertiesEXT(rt, fn) {
+  function getPipelinePropertiesEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkPipelineInfoKHR");
     const W0 = E0[0];
     const E1 = rt.entry("VkBaseOutStructure");
+    let passed = null, passedAt = -1;
     return function getPipelinePropertiesEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetPipelinePropertiesEXT", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPipelinePropertiesEXT", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(16);
       try {
         const a0 = u0;
@@ -20580,6 +24316,7 @@ export function commands() {
           );}
         rt.outStruct(m, E1, "VkBaseOutStructure", 0, null, "vkGetPipelinePropertiesEXT");
         const a2 = m.at(0);
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkGetPipelinePropertiesEXT");
         const o2 = rt.readStruct(m, E1, 0, false);
@@ -20591,9 +24328,14 @@ export function commands() {
   }
 
   /** `vkGetPrivateData`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPrivateData(rt, fn) {
+  function getPrivateData(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getPrivateData(u0, u1, u2, u3) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetPrivateData", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPrivateData", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -20601,6 +24343,7 @@ export function commands() {
         const a2 = u2;
         const a3 = u3;
         const a4 = m.at(0);
+        check(a0, a1, a2, a3, a4);
         fn(a0, a1, a2, a3, a4);
         const o4 = rt.scalar(m, 0, "u64");
         return o4;
@@ -20611,9 +24354,14 @@ export function commands() {
   }
 
   /** `vkGetQueryPoolResults`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getQueryPoolResults(rt, fn) {
+  function getQueryPoolResults(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getQueryPoolResults(u0, u1, u2, u3, u4, u5, u6) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetQueryPoolResults", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetQueryPoolResults", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -20626,6 +24374,7 @@ export function commands() {
         const a7 = u6 ?? 0;
         const n4_0 = rt.len(u4, "buf", "vkGetQueryPoolResults", "pData");
         const a4 = n4_0;
+        check(a0, a1, a2, a3, a4, a5, a6, a7);
         const r = fn(a0, a1, a2, a3, a4, a5, a6, a7);
         if (r < 0) rt.fail(r, "vkGetQueryPoolResults");
         rt.back(b5, u4);
@@ -20637,14 +24386,20 @@ export function commands() {
   }
 
   /** `vkGetQueueCheckpointData2NV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getQueueCheckpointData2NV(rt, fn) {
+  function getQueueCheckpointData2NV(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getQueueCheckpointData2NV(u0) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetQueueCheckpointData2NV", "queue");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetQueueCheckpointData2NV", "queue");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
         const a1 = m.at(0);
         let r, a2, o2;
+        check(a0, a1, a2);
         for (let attempt = 0;; attempt++) {
           m.view.setBigUint64(0, 0n, true);
           a2 = null;
@@ -20672,14 +24427,20 @@ export function commands() {
   }
 
   /** `vkGetQueueCheckpointDataNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getQueueCheckpointDataNV(rt, fn) {
+  function getQueueCheckpointDataNV(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getQueueCheckpointDataNV(u0) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetQueueCheckpointDataNV", "queue");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetQueueCheckpointDataNV", "queue");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
         const a1 = m.at(0);
         let r, a2, o2;
+        check(a0, a1, a2);
         for (let attempt = 0;; attempt++) {
           m.view.setBigUint64(0, 0n, true);
           a2 = null;
@@ -20707,15 +24468,21 @@ export function commands() {
   }
 
   /** `vkGetRandROutputDisplayEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getRandROutputDisplayEXT(rt, fn) {
+  function getRandROutputDisplayEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getRandROutputDisplayEXT(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetRandROutputDisplayEXT", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetRandROutputDisplayEXT", "physicalDevice");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
         const a1 = u1 ?? null;
         const a2 = u2;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkGetRandROutputDisplayEXT");
         const o3 = rt.handle(m, 0);
@@ -20727,9 +24494,14 @@ export function commands() {
   }
 
   /** `vkGetRayTracingCaptureReplayShaderGroupHandlesKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getRayTracingCaptureReplayShaderGroupHandlesKHR(rt, fn) {
+  function getRayTracingCaptureReplayShaderGroupHandlesKHR(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getRayTracingCaptureReplayShaderGroupHandlesKHR(u0, u1, u2, u3, u4) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetRayTracingCaptureReplayShaderGroupHandlesKHR", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetRayTracingCaptureReplayShaderGroupHandlesKHR", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -20740,6 +24512,7 @@ export function commands() {
         const a5 = b5 === null ? null : m.pointer(b5);
         const n4_0 = rt.len(u4, "buf", "vkGetRayTracingCaptureReplayShaderGroupHandlesKHR", "pData");
         const a4 = n4_0;
+        check(a0, a1, a2, a3, a4, a5);
         const r = fn(a0, a1, a2, a3, a4, a5);
         if (r < 0) rt.fail(r, "vkGetRayTracingCaptureReplayShaderGroupHandlesKHR");
         rt.back(b5, u4);
@@ -20750,9 +24523,14 @@ export function commands() {
   }
 
   /** `vkGetRayTracingShaderGroupHandlesKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getRayTracingShaderGroupHandlesKHR(rt, fn) {
+  function getRayTracingShaderGroupHandlesKHR(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getRayTracingShaderGroupHandlesKHR(u0, u1, u2, u3, u4) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetRayTracingShaderGroupHandlesKHR", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetRayTracingShaderGroupHandlesKHR", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -20763,6 +24541,7 @@ export function commands() {
         const a5 = b5 === null ? null : m.pointer(b5);
         const n4_0 = rt.len(u4, "buf", "vkGetRayTracingShaderGroupHandlesKHR", "pData");
         const a4 = n4_0;
+        check(a0, a1, a2, a3, a4, a5);
         const r = fn(a0, a1, a2, a3, a4, a5);
         if (r < 0) rt.fail(r, "vkGetRayTracingShaderGroupHandlesKHR");
         rt.back(b5, u4);
@@ -20773,29 +24552,41 @@ export function commands() {
   }
 
   /** `vkGetRayTracingShaderGroupStackSizeKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getRayTracingShaderGroupStackSizeKHR(rt, fn) {
+  function getRayTracingShaderGroupStackSizeKHR(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getRayTracingShaderGroupStackSizeKHR(u0, u1, u2, u3) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetRayTracingShaderGroupStackSizeKHR", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetRayTracingShaderGroupStackSizeKHR", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2;
       const a3 = u3;
+      check(a0, a1, a2, a3);
       const r = fn(a0, a1, a2, a3);
       return r;
     };
   }
 
   /** `vkGetRefreshCycleDurationGOOGLE`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getRefreshCycleDurationGOOGLE(rt, fn) {
+  function getRefreshCycleDurationGOOGLE(rt, fn, _owner, check) {
     const E0 = rt.entry("VkRefreshCycleDurationGOOGLE");
+    let passed = null, passedAt = -1;
     return function getRefreshCycleDurationGOOGLE(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetRefreshCycleDurationGOOGLE", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetRefreshCycleDurationGOOGLE", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
         const a1 = u1;
         rt.outStruct(m, E0, "VkRefreshCycleDurationGOOGLE", 0, null, "vkGetRefreshCycleDurationGOOGLE");
         const a2 = m.at(0);
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkGetRefreshCycleDurationGOOGLE");
         const o2 = rt.readStruct(m, E0, 0, false);
@@ -20807,16 +24598,22 @@ export function commands() {
   }
 
   /** `vkGetRenderAreaGranularity`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getRenderAreaGranularity(rt, fn) {
+  function getRenderAreaGranularity(rt, fn, _owner, check) {
     const E0 = rt.entry("VkExtent2D");
+    let passed = null, passedAt = -1;
     return function getRenderAreaGranularity(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetRenderAreaGranularity", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetRenderAreaGranularity", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
         const a1 = u1;
         rt.outStruct(m, E0, "VkExtent2D", 0, null, "vkGetRenderAreaGranularity");
         const a2 = m.at(0);
+        check(a0, a1, a2);
         fn(a0, a1, a2);
         const o2 = rt.readStruct(m, E0, 0, false);
         return o2;
@@ -20827,12 +24624,17 @@ export function commands() {
   }
 
   /** `vkGetRenderingAreaGranularity`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getRenderingAreaGranularity(rt, fn) {
+  function getRenderingAreaGranularity(rt, fn, _owner, check) {
     const E0 = rt.entry("VkRenderingAreaInfo");
     const W0 = E0[0];
     const E1 = rt.entry("VkExtent2D");
+    let passed = null, passedAt = -1;
     return function getRenderingAreaGranularity(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetRenderingAreaGranularity", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetRenderingAreaGranularity", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -20866,6 +24668,7 @@ export function commands() {
           );}
         rt.outStruct(m, E1, "VkExtent2D", 0, null, "vkGetRenderingAreaGranularity");
         const a2 = m.at(0);
+        check(a0, a1, a2);
         fn(a0, a1, a2);
         const o2 = rt.readStruct(m, E1, 0, false);
         return o2;
@@ -20876,11 +24679,16 @@ export function commands() {
   }
 
   /** `vkGetSamplerOpaqueCaptureDescriptorDataEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getSamplerOpaqueCaptureDescriptorDataEXT(rt, fn) {
+  function getSamplerOpaqueCaptureDescriptorDataEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkSamplerCaptureDescriptorDataInfoEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function getSamplerOpaqueCaptureDescriptorDataEXT(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetSamplerOpaqueCaptureDescriptorDataEXT", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetSamplerOpaqueCaptureDescriptorDataEXT", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -20913,6 +24721,7 @@ export function commands() {
             "pInfo",
           );}
         const a2 = u2 ?? null;
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkGetSamplerOpaqueCaptureDescriptorDataEXT");
       } finally {
@@ -20922,16 +24731,22 @@ export function commands() {
   }
 
   /** `vkGetScreenBufferPropertiesQNX`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getScreenBufferPropertiesQNX(rt, fn) {
+  function getScreenBufferPropertiesQNX(rt, fn, _owner, check) {
     const E0 = rt.entry("VkScreenBufferPropertiesQNX");
+    let passed = null, passedAt = -1;
     return function getScreenBufferPropertiesQNX(u0, u1, c2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetScreenBufferPropertiesQNX", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetScreenBufferPropertiesQNX", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(32);
       try {
         const a0 = u0;
         const a1 = u1 ?? null;
         rt.outStruct(m, E0, "VkScreenBufferPropertiesQNX", 0, c2, "vkGetScreenBufferPropertiesQNX");
         const a2 = m.at(0);
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkGetScreenBufferPropertiesQNX");
         const o2 = rt.readStruct(m, E0, 0, c2);
@@ -20943,14 +24758,20 @@ export function commands() {
   }
 
   /** `vkGetSemaphoreCounterValue`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getSemaphoreCounterValue(rt, fn) {
+  function getSemaphoreCounterValue(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getSemaphoreCounterValue(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetSemaphoreCounterValue", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetSemaphoreCounterValue", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
         const a1 = u1;
         const a2 = m.at(0);
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkGetSemaphoreCounterValue");
         const o2 = rt.scalar(m, 0, "u64");
@@ -20962,11 +24783,16 @@ export function commands() {
   }
 
   /** `vkGetSemaphoreFdKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getSemaphoreFdKHR(rt, fn) {
+  function getSemaphoreFdKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkSemaphoreGetFdInfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function getSemaphoreFdKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetSemaphoreFdKHR", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetSemaphoreFdKHR", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -20999,6 +24825,7 @@ export function commands() {
             "pGetFdInfo",
           );}
         const a2 = m.at(0);
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkGetSemaphoreFdKHR");
         const o2 = rt.scalar(m, 0, "i32");
@@ -21010,11 +24837,16 @@ export function commands() {
   }
 
   /** `vkGetSemaphoreWin32HandleKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getSemaphoreWin32HandleKHR(rt, fn) {
+  function getSemaphoreWin32HandleKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkSemaphoreGetWin32HandleInfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function getSemaphoreWin32HandleKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetSemaphoreWin32HandleKHR", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetSemaphoreWin32HandleKHR", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -21047,6 +24879,7 @@ export function commands() {
             "pGetWin32HandleInfo",
           );}
         const a2 = m.at(0);
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkGetSemaphoreWin32HandleKHR");
         const o2 = rt.scalar(m, 0, "pointer");
@@ -21058,11 +24891,16 @@ export function commands() {
   }
 
   /** `vkGetSemaphoreZirconHandleFUCHSIA`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getSemaphoreZirconHandleFUCHSIA(rt, fn) {
+  function getSemaphoreZirconHandleFUCHSIA(rt, fn, _owner, check) {
     const E0 = rt.entry("VkSemaphoreGetZirconHandleInfoFUCHSIA");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function getSemaphoreZirconHandleFUCHSIA(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetSemaphoreZirconHandleFUCHSIA", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetSemaphoreZirconHandleFUCHSIA", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -21095,6 +24933,7 @@ export function commands() {
             "pGetZirconHandleInfo",
           );}
         const a2 = m.at(0);
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkGetSemaphoreZirconHandleFUCHSIA");
         const o2 = rt.scalar(m, 0, "u32");
@@ -21106,15 +24945,21 @@ export function commands() {
   }
 
   /** `vkGetShaderBinaryDataEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getShaderBinaryDataEXT(rt, fn) {
+  function getShaderBinaryDataEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getShaderBinaryDataEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetShaderBinaryDataEXT", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetShaderBinaryDataEXT", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
         const a1 = u1;
         const a2 = m.at(0);
         let r, a3, o3;
+        check(a0, a1, a2, a3);
         for (let attempt = 0;; attempt++) {
           m.view.setBigUint64(0, 0n, true);
           a3 = null;
@@ -21143,9 +24988,14 @@ export function commands() {
   }
 
   /** `vkGetShaderInfoAMD`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getShaderInfoAMD(rt, fn) {
+  function getShaderInfoAMD(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getShaderInfoAMD(u0, u1, u2, u3) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetShaderInfoAMD", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetShaderInfoAMD", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -21154,6 +25004,7 @@ export function commands() {
         const a3 = u3;
         const a4 = m.at(0);
         let r, a5, o5;
+        check(a0, a1, a2, a3, a4, a5);
         for (let attempt = 0;; attempt++) {
           m.view.setBigUint64(0, 0n, true);
           a5 = null;
@@ -21182,9 +25033,14 @@ export function commands() {
   }
 
   /** `vkGetShaderInstrumentationValuesARM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getShaderInstrumentationValuesARM(rt, fn) {
+  function getShaderInstrumentationValuesARM(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getShaderInstrumentationValuesARM(u0, u1, u2, u3) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetShaderInstrumentationValuesARM", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetShaderInstrumentationValuesARM", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -21192,6 +25048,7 @@ export function commands() {
         const a2 = m.at(0);
         const a3 = u2 ?? null;
         const a4 = u3 ?? 0;
+        check(a0, a1, a2, a3, a4);
         const r = fn(a0, a1, a2, a3, a4);
         if (r < 0) rt.fail(r, "vkGetShaderInstrumentationValuesARM");
         const o2 = rt.scalar(m, 0, "u32");
@@ -21206,12 +25063,17 @@ export function commands() {
   }
 
   /** `vkGetShaderModuleCreateInfoIdentifierEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getShaderModuleCreateInfoIdentifierEXT(rt, fn) {
+  function getShaderModuleCreateInfoIdentifierEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkShaderModuleCreateInfo");
     const W0 = E0[0];
     const E1 = rt.entry("VkShaderModuleIdentifierEXT");
+    let passed = null, passedAt = -1;
     return function getShaderModuleCreateInfoIdentifierEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetShaderModuleCreateInfoIdentifierEXT", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetShaderModuleCreateInfoIdentifierEXT", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(56);
       try {
         const a0 = u0;
@@ -21252,6 +25114,7 @@ export function commands() {
           "vkGetShaderModuleCreateInfoIdentifierEXT",
         );
         const a2 = m.at(0);
+        check(a0, a1, a2);
         fn(a0, a1, a2);
         const o2 = rt.readStruct(m, E1, 0, false);
         return o2;
@@ -21262,16 +25125,22 @@ export function commands() {
   }
 
   /** `vkGetShaderModuleIdentifierEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getShaderModuleIdentifierEXT(rt, fn) {
+  function getShaderModuleIdentifierEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkShaderModuleIdentifierEXT");
+    let passed = null, passedAt = -1;
     return function getShaderModuleIdentifierEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetShaderModuleIdentifierEXT", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetShaderModuleIdentifierEXT", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(56);
       try {
         const a0 = u0;
         const a1 = u1;
         rt.outStruct(m, E0, "VkShaderModuleIdentifierEXT", 0, null, "vkGetShaderModuleIdentifierEXT");
         const a2 = m.at(0);
+        check(a0, a1, a2);
         fn(a0, a1, a2);
         const o2 = rt.readStruct(m, E0, 0, false);
         return o2;
@@ -21282,13 +25151,19 @@ export function commands() {
   }
 
   /** `vkGetSleepStatusLegacyNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getSleepStatusLegacyNV(rt, fn) {
+  function getSleepStatusLegacyNV(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getSleepStatusLegacyNV(u0) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetSleepStatusLegacyNV", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetSleepStatusLegacyNV", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
         const a1 = m.at(0);
+        check(a0, a1);
         fn(a0, a1);
         const o1 = rt.scalar(m, 0, "bool");
         return o1;
@@ -21299,15 +25174,21 @@ export function commands() {
   }
 
   /** `vkGetSwapchainCounterEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getSwapchainCounterEXT(rt, fn) {
+  function getSwapchainCounterEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getSwapchainCounterEXT(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetSwapchainCounterEXT", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetSwapchainCounterEXT", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
         const a1 = u1;
         const a2 = u2;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkGetSwapchainCounterEXT");
         const o3 = rt.scalar(m, 0, "u64");
@@ -21319,15 +25200,21 @@ export function commands() {
   }
 
   /** `vkGetSwapchainImagesKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getSwapchainImagesKHR(rt, fn) {
+  function getSwapchainImagesKHR(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getSwapchainImagesKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetSwapchainImagesKHR", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetSwapchainImagesKHR", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
         const a1 = u1;
         const a2 = m.at(0);
         let r, a3, o3;
+        check(a0, a1, a2, a3);
         for (let attempt = 0;; attempt++) {
           m.view.setBigUint64(0, 0n, true);
           a3 = null;
@@ -21356,11 +25243,17 @@ export function commands() {
   }
 
   /** `vkGetSwapchainStatusKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getSwapchainStatusKHR(rt, fn) {
+  function getSwapchainStatusKHR(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getSwapchainStatusKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetSwapchainStatusKHR", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetSwapchainStatusKHR", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
+      check(a0, a1);
       const r = fn(a0, a1);
       if (r < 0) rt.fail(r, "vkGetSwapchainStatusKHR");
       return r === 0 ? "VK_SUCCESS" : r === 1000001003 ? "VK_SUBOPTIMAL_KHR" : rt.name(r);
@@ -21368,10 +25261,15 @@ export function commands() {
   }
 
   /** `vkGetSwapchainTimeDomainPropertiesEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getSwapchainTimeDomainPropertiesEXT(rt, fn) {
+  function getSwapchainTimeDomainPropertiesEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkSwapchainTimeDomainPropertiesEXT");
+    let passed = null, passedAt = -1;
     return function getSwapchainTimeDomainPropertiesEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetSwapchainTimeDomainPropertiesEXT", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetSwapchainTimeDomainPropertiesEXT", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(48);
       try {
         const a0 = u0;
@@ -21386,6 +25284,7 @@ export function commands() {
         );
         const a2 = m.at(0);
         const a3 = m.at(40);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkGetSwapchainTimeDomainPropertiesEXT");
         const o2 = rt.readStruct(m, E0, 0, false);
@@ -21402,10 +25301,15 @@ export function commands() {
   }
 
   /** `vkGetSwapchainTimingPropertiesEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getSwapchainTimingPropertiesEXT(rt, fn) {
+  function getSwapchainTimingPropertiesEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkSwapchainTimingPropertiesEXT");
+    let passed = null, passedAt = -1;
     return function getSwapchainTimingPropertiesEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetSwapchainTimingPropertiesEXT", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetSwapchainTimingPropertiesEXT", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(40);
       try {
         const a0 = u0;
@@ -21413,6 +25317,7 @@ export function commands() {
         rt.outStruct(m, E0, "VkSwapchainTimingPropertiesEXT", 0, null, "vkGetSwapchainTimingPropertiesEXT");
         const a2 = m.at(0);
         const a3 = m.at(32);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkGetSwapchainTimingPropertiesEXT");
         const o2 = rt.readStruct(m, E0, 0, false);
@@ -21429,12 +25334,17 @@ export function commands() {
   }
 
   /** `vkGetTensorMemoryRequirementsARM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getTensorMemoryRequirementsARM(rt, fn) {
+  function getTensorMemoryRequirementsARM(rt, fn, _owner, check) {
     const E0 = rt.entry("VkTensorMemoryRequirementsInfoARM");
     const W0 = E0[0];
     const E1 = rt.entry("VkMemoryRequirements2");
+    let passed = null, passedAt = -1;
     return function getTensorMemoryRequirementsARM(u0, u1, c2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetTensorMemoryRequirementsARM", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetTensorMemoryRequirementsARM", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(40);
       try {
         const a0 = u0;
@@ -21468,6 +25378,7 @@ export function commands() {
           );}
         rt.outStruct(m, E1, "VkMemoryRequirements2", 0, c2, "vkGetTensorMemoryRequirementsARM");
         const a2 = m.at(0);
+        check(a0, a1, a2);
         fn(a0, a1, a2);
         const o2 = rt.readStruct(m, E1, 0, c2);
         return o2;
@@ -21478,9 +25389,14 @@ export function commands() {
   }
 
   /** `vkGetTensorOpaqueCaptureDataARM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getTensorOpaqueCaptureDataARM(rt, fn) {
+  function getTensorOpaqueCaptureDataARM(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getTensorOpaqueCaptureDataARM(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetTensorOpaqueCaptureDataARM", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetTensorOpaqueCaptureDataARM", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -21490,6 +25406,7 @@ export function commands() {
         const n3 = rt.size(a1);
         const b3 = rt.outArray(m, "struct", "VkHostAddressRangeEXT", n3);
         const a3 = m.pointer(b3);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkGetTensorOpaqueCaptureDataARM");
         const o3 = rt.readArray("struct", "VkHostAddressRangeEXT", b3, n3);
@@ -21501,11 +25418,16 @@ export function commands() {
   }
 
   /** `vkGetTensorOpaqueCaptureDescriptorDataARM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getTensorOpaqueCaptureDescriptorDataARM(rt, fn) {
+  function getTensorOpaqueCaptureDescriptorDataARM(rt, fn, _owner, check) {
     const E0 = rt.entry("VkTensorCaptureDescriptorDataInfoARM");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function getTensorOpaqueCaptureDescriptorDataARM(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetTensorOpaqueCaptureDescriptorDataARM", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetTensorOpaqueCaptureDescriptorDataARM", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -21538,6 +25460,7 @@ export function commands() {
             "pInfo",
           );}
         const a2 = u2 ?? null;
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkGetTensorOpaqueCaptureDescriptorDataARM");
       } finally {
@@ -21547,11 +25470,16 @@ export function commands() {
   }
 
   /** `vkGetTensorViewOpaqueCaptureDescriptorDataARM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getTensorViewOpaqueCaptureDescriptorDataARM(rt, fn) {
+  function getTensorViewOpaqueCaptureDescriptorDataARM(rt, fn, _owner, check) {
     const E0 = rt.entry("VkTensorViewCaptureDescriptorDataInfoARM");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function getTensorViewOpaqueCaptureDescriptorDataARM(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetTensorViewOpaqueCaptureDescriptorDataARM", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetTensorViewOpaqueCaptureDescriptorDataARM", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -21584,6 +25512,7 @@ export function commands() {
             "pInfo",
           );}
         const a2 = u2 ?? null;
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkGetTensorViewOpaqueCaptureDescriptorDataARM");
       } finally {
@@ -21593,15 +25522,21 @@ export function commands() {
   }
 
   /** `vkGetValidationCacheDataEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getValidationCacheDataEXT(rt, fn) {
+  function getValidationCacheDataEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getValidationCacheDataEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetValidationCacheDataEXT", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetValidationCacheDataEXT", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
         const a1 = u1;
         const a2 = m.at(0);
         let r, a3, o3;
+        check(a0, a1, a2, a3);
         for (let attempt = 0;; attempt++) {
           m.view.setBigUint64(0, 0n, true);
           a3 = null;
@@ -21630,15 +25565,21 @@ export function commands() {
   }
 
   /** `vkGetVideoSessionMemoryRequirementsKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getVideoSessionMemoryRequirementsKHR(rt, fn) {
+  function getVideoSessionMemoryRequirementsKHR(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getVideoSessionMemoryRequirementsKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetVideoSessionMemoryRequirementsKHR", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetVideoSessionMemoryRequirementsKHR", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
         const a1 = u1;
         const a2 = m.at(0);
         let r, a3, o3;
+        check(a0, a1, a2, a3);
         for (let attempt = 0;; attempt++) {
           m.view.setBigUint64(0, 0n, true);
           a3 = null;
@@ -21667,14 +25608,20 @@ export function commands() {
   }
 
   /** `vkGetWinrtDisplayNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getWinrtDisplayNV(rt, fn) {
+  function getWinrtDisplayNV(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function getWinrtDisplayNV(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkGetWinrtDisplayNV", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkGetWinrtDisplayNV", "physicalDevice");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
         const a1 = u1;
         const a2 = m.at(0);
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkGetWinrtDisplayNV");
         const o2 = rt.handle(m, 0);
@@ -21686,11 +25633,16 @@ export function commands() {
   }
 
   /** `vkImportFenceFdKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function importFenceFdKHR(rt, fn) {
+  function importFenceFdKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkImportFenceFdInfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function importFenceFdKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkImportFenceFdKHR", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkImportFenceFdKHR", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -21722,6 +25674,7 @@ export function commands() {
             "vkImportFenceFdKHR",
             "pImportFenceFdInfo",
           );}
+        check(a0, a1);
         const r = fn(a0, a1);
         if (r < 0) rt.fail(r, "vkImportFenceFdKHR");
       } finally {
@@ -21731,11 +25684,16 @@ export function commands() {
   }
 
   /** `vkImportFenceWin32HandleKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function importFenceWin32HandleKHR(rt, fn) {
+  function importFenceWin32HandleKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkImportFenceWin32HandleInfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function importFenceWin32HandleKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkImportFenceWin32HandleKHR", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkImportFenceWin32HandleKHR", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -21767,6 +25725,7 @@ export function commands() {
             "vkImportFenceWin32HandleKHR",
             "pImportFenceWin32HandleInfo",
           );}
+        check(a0, a1);
         const r = fn(a0, a1);
         if (r < 0) rt.fail(r, "vkImportFenceWin32HandleKHR");
       } finally {
@@ -21776,11 +25735,16 @@ export function commands() {
   }
 
   /** `vkImportSemaphoreFdKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function importSemaphoreFdKHR(rt, fn) {
+  function importSemaphoreFdKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkImportSemaphoreFdInfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function importSemaphoreFdKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkImportSemaphoreFdKHR", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkImportSemaphoreFdKHR", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -21812,6 +25776,7 @@ export function commands() {
             "vkImportSemaphoreFdKHR",
             "pImportSemaphoreFdInfo",
           );}
+        check(a0, a1);
         const r = fn(a0, a1);
         if (r < 0) rt.fail(r, "vkImportSemaphoreFdKHR");
       } finally {
@@ -21821,11 +25786,16 @@ export function commands() {
   }
 
   /** `vkImportSemaphoreWin32HandleKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function importSemaphoreWin32HandleKHR(rt, fn) {
+  function importSemaphoreWin32HandleKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkImportSemaphoreWin32HandleInfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function importSemaphoreWin32HandleKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkImportSemaphoreWin32HandleKHR", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkImportSemaphoreWin32HandleKHR", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -21857,6 +25827,7 @@ export function commands() {
             "vkImportSemaphoreWin32HandleKHR",
             "pImportSemaphoreWin32HandleInfo",
           );}
+        check(a0, a1);
         const r = fn(a0, a1);
         if (r < 0) rt.fail(r, "vkImportSemaphoreWin32HandleKHR");
       } finally {
@@ -21866,11 +25837,16 @@ export function commands() {
   }
 
   /** `vkImportSemaphoreZirconHandleFUCHSIA`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function importSemaphoreZirconHandleFUCHSIA(rt, fn) {
+  function importSemaphoreZirconHandleFUCHSIA(rt, fn, _owner, check) {
     const E0 = rt.entry("VkImportSemaphoreZirconHandleInfoFUCHSIA");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function importSemaphoreZirconHandleFUCHSIA(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkImportSemaphoreZirconHandleFUCHSIA", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkImportSemaphoreZirconHandleFUCHSIA", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -21902,6 +25878,7 @@ export function commands() {
             "vkImportSemaphoreZirconHandleFUCHSIA",
             "pImportSemaphoreZirconHandleInfo",
           );}
+        check(a0, a1);
         const r = fn(a0, a1);
         if (r < 0) rt.fail(r, "vkImportSemaphoreZirconHandleFUCHSIA");
       } finally {
@@ -21911,11 +25888,16 @@ export function commands() {
   }
 
   /** `vkInitializePerformanceApiINTEL`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function initializePerformanceApiINTEL(rt, fn) {
+  function initializePerformanceApiINTEL(rt, fn, _owner, check) {
     const E0 = rt.entry("VkInitializePerformanceApiInfoINTEL");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function initializePerformanceApiINTEL(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkInitializePerformanceApiINTEL", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkInitializePerformanceApiINTEL", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -21947,6 +25929,7 @@ export function commands() {
             "vkInitializePerformanceApiINTEL",
             "pInitializeInfo",
           );}
+        check(a0, a1);
         const r = fn(a0, a1);
         if (r < 0) rt.fail(r, "vkInitializePerformanceApiINTEL");
       } finally {
@@ -21956,11 +25939,16 @@ export function commands() {
   }
 
   /** `vkInvalidateMappedMemoryRanges`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function invalidateMappedMemoryRanges(rt, fn) {
+  function invalidateMappedMemoryRanges(rt, fn, _owner, check) {
     const E0 = rt.entry("VkMappedMemoryRange");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function invalidateMappedMemoryRanges(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkInvalidateMappedMemoryRanges", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkInvalidateMappedMemoryRanges", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -21995,6 +25983,7 @@ export function commands() {
           );}
         const n1_0 = rt.len(u1, "struct", "vkInvalidateMappedMemoryRanges", "pMemoryRanges");
         const a1 = n1_0;
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkInvalidateMappedMemoryRanges");
       } finally {
@@ -22004,22 +25993,33 @@ export function commands() {
   }
 
   /** `vkLatencySleepLegacyNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function latencySleepLegacyNV(rt, fn) {
+  function latencySleepLegacyNV(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function latencySleepLegacyNV(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkLatencySleepLegacyNV", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkLatencySleepLegacyNV", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkLatencySleepNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function latencySleepNV(rt, fn) {
+  function latencySleepNV(rt, fn, _owner, check) {
     const E0 = rt.entry("VkLatencySleepInfoNV");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function latencySleepNV(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkLatencySleepNV", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkLatencySleepNV", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -22035,6 +26035,7 @@ export function commands() {
             a2 = rt.refit(m, top, e, E0, "VkLatencySleepInfoNV", [u2], "vkLatencySleepNV", "pSleepInfo");
           }
         } else a2 = rt.struct(m, E0, "VkLatencySleepInfoNV", u2, false, "vkLatencySleepNV", "pSleepInfo");
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkLatencySleepNV");
       } finally {
@@ -22044,9 +26045,14 @@ export function commands() {
   }
 
   /** `vkMapMemory`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function mapMemory(rt, fn, owner) {
+  function mapMemory(rt, fn, owner, check) {
+    let passed = null, passedAt = -1;
     return function mapMemory(u0, u1, u2, u3, u4) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkMapMemory", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkMapMemory", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -22055,6 +26061,7 @@ export function commands() {
         const a3 = u3;
         const a4 = u4 ?? 0;
         const a5 = m.at(0);
+        check(a0, a1, a2, a3, a4, a5);
         const r = fn(a0, a1, a2, a3, a4, a5);
         if (r < 0) rt.fail(r, "vkMapMemory");
         const o5 = rt.mapped(owner, m, 0, a1, a2, a3, "vkMapMemory");
@@ -22066,11 +26073,16 @@ export function commands() {
   }
 
   /** `vkMapMemory2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function mapMemory2(rt, fn, owner) {
+  function mapMemory2(rt, fn, owner, check) {
     const E0 = rt.entry("VkMemoryMapInfo");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function mapMemory2(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkMapMemory2", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkMapMemory2", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -22086,6 +26098,7 @@ export function commands() {
           }
         } else a1 = rt.struct(m, E0, "VkMemoryMapInfo", u1, false, "vkMapMemory2", "pMemoryMapInfo");
         const a2 = m.at(0);
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkMapMemory2");
         const o2 = rt.mapped(owner, m, 0, u1.memory, u1.offset ?? 0n, u1.size, "vkMapMemory2");
@@ -22097,9 +26110,14 @@ export function commands() {
   }
 
   /** `vkMergePipelineCaches`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function mergePipelineCaches(rt, fn) {
+  function mergePipelineCaches(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function mergePipelineCaches(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkMergePipelineCaches", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkMergePipelineCaches", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -22107,6 +26125,7 @@ export function commands() {
         const a3 = rt.handles(m, "VkPipelineCache", u2, false, "vkMergePipelineCaches", "pSrcCaches");
         const n2_0 = rt.len(u2, "handle", "vkMergePipelineCaches", "pSrcCaches");
         const a2 = n2_0;
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkMergePipelineCaches");
       } finally {
@@ -22116,9 +26135,14 @@ export function commands() {
   }
 
   /** `vkMergeValidationCachesEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function mergeValidationCachesEXT(rt, fn) {
+  function mergeValidationCachesEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function mergeValidationCachesEXT(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkMergeValidationCachesEXT", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkMergeValidationCachesEXT", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -22133,6 +26157,7 @@ export function commands() {
         );
         const n2_0 = rt.len(u2, "handle", "vkMergeValidationCachesEXT", "pSrcCaches");
         const a2 = n2_0;
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkMergeValidationCachesEXT");
       } finally {
@@ -22142,11 +26167,16 @@ export function commands() {
   }
 
   /** `vkQueueBeginDebugUtilsLabelEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function queueBeginDebugUtilsLabelEXT(rt, fn) {
+  function queueBeginDebugUtilsLabelEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDebugUtilsLabelEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function queueBeginDebugUtilsLabelEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkQueueBeginDebugUtilsLabelEXT", "queue");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkQueueBeginDebugUtilsLabelEXT", "queue");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -22178,6 +26208,7 @@ export function commands() {
             "vkQueueBeginDebugUtilsLabelEXT",
             "pLabelInfo",
           );}
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -22186,11 +26217,16 @@ export function commands() {
   }
 
   /** `vkQueueBindSparse`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function queueBindSparse(rt, fn) {
+  function queueBindSparse(rt, fn, _owner, check) {
     const E0 = rt.entry("VkBindSparseInfo");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function queueBindSparse(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkQueueBindSparse", "queue");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkQueueBindSparse", "queue");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -22208,6 +26244,7 @@ export function commands() {
         const a3 = u2 ?? null;
         const n1_0 = rt.len(u1, "struct", "vkQueueBindSparse", "pBindInfo");
         const a1 = n1_0;
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkQueueBindSparse");
       } finally {
@@ -22217,20 +26254,31 @@ export function commands() {
   }
 
   /** `vkQueueEndDebugUtilsLabelEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function queueEndDebugUtilsLabelEXT(rt, fn) {
+  function queueEndDebugUtilsLabelEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function queueEndDebugUtilsLabelEXT(u0) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkQueueEndDebugUtilsLabelEXT", "queue");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkQueueEndDebugUtilsLabelEXT", "queue");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
+      check(a0);
       fn(a0);
     };
   }
 
   /** `vkQueueInsertDebugUtilsLabelEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function queueInsertDebugUtilsLabelEXT(rt, fn) {
+  function queueInsertDebugUtilsLabelEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDebugUtilsLabelEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function queueInsertDebugUtilsLabelEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkQueueInsertDebugUtilsLabelEXT", "queue");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkQueueInsertDebugUtilsLabelEXT", "queue");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -22262,6 +26310,7 @@ export function commands() {
             "vkQueueInsertDebugUtilsLabelEXT",
             "pLabelInfo",
           );}
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -22270,21 +26319,32 @@ export function commands() {
   }
 
   /** `vkQueueNotifyOutOfBandLegacyNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function queueNotifyOutOfBandLegacyNV(rt, fn) {
+  function queueNotifyOutOfBandLegacyNV(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function queueNotifyOutOfBandLegacyNV(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkQueueNotifyOutOfBandLegacyNV", "queue");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkQueueNotifyOutOfBandLegacyNV", "queue");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
+      check(a0, a1);
       fn(a0, a1);
     };
   }
 
   /** `vkQueueNotifyOutOfBandNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function queueNotifyOutOfBandNV(rt, fn) {
+  function queueNotifyOutOfBandNV(rt, fn, _owner, check) {
     const E0 = rt.entry("VkOutOfBandQueueTypeInfoNV");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function queueNotifyOutOfBandNV(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkQueueNotifyOutOfBandNV", "queue");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkQueueNotifyOutOfBandNV", "queue");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -22316,6 +26376,7 @@ export function commands() {
             "vkQueueNotifyOutOfBandNV",
             "pQueueTypeInfo",
           );}
+        check(a0, a1);
         fn(a0, a1);
       } finally {
         rt.leave(m);
@@ -22324,11 +26385,16 @@ export function commands() {
   }
 
   /** `vkQueuePresentKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function queuePresentKHR(rt, fn) {
+  function queuePresentKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkPresentInfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function queuePresentKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkQueuePresentKHR", "queue");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkQueuePresentKHR", "queue");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -22343,6 +26409,7 @@ export function commands() {
             a1 = rt.refit(m, top, e, E0, "VkPresentInfoKHR", [u1], "vkQueuePresentKHR", "pPresentInfo");
           }
         } else a1 = rt.struct(m, E0, "VkPresentInfoKHR", u1, false, "vkQueuePresentKHR", "pPresentInfo");
+        check(a0, a1);
         const r = fn(a0, a1);
         if (r < 0) rt.fail(r, "vkQueuePresentKHR");
         return r === 0 ? "VK_SUCCESS" : r === 1000001003 ? "VK_SUBOPTIMAL_KHR" : rt.name(r);
@@ -22353,11 +26420,16 @@ export function commands() {
   }
 
   /** `vkQueueSetPerfHintQCOM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function queueSetPerfHintQCOM(rt, fn) {
+  function queueSetPerfHintQCOM(rt, fn, _owner, check) {
     const E0 = rt.entry("VkPerfHintInfoQCOM");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function queueSetPerfHintQCOM(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkQueueSetPerfHintQCOM", "queue");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkQueueSetPerfHintQCOM", "queue");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -22389,6 +26461,7 @@ export function commands() {
             "vkQueueSetPerfHintQCOM",
             "pPerfHintInfo",
           );}
+        check(a0, a1);
         const r = fn(a0, a1);
         if (r < 0) rt.fail(r, "vkQueueSetPerfHintQCOM");
       } finally {
@@ -22398,22 +26471,33 @@ export function commands() {
   }
 
   /** `vkQueueSetPerformanceConfigurationINTEL`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function queueSetPerformanceConfigurationINTEL(rt, fn) {
+  function queueSetPerformanceConfigurationINTEL(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function queueSetPerformanceConfigurationINTEL(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkQueueSetPerformanceConfigurationINTEL", "queue");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkQueueSetPerformanceConfigurationINTEL", "queue");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
+      check(a0, a1);
       const r = fn(a0, a1);
       if (r < 0) rt.fail(r, "vkQueueSetPerformanceConfigurationINTEL");
     };
   }
 
   /** `vkQueueSubmit`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function queueSubmit(rt, fn) {
+  function queueSubmit(rt, fn, _owner, check) {
     const E0 = rt.entry("VkSubmitInfo");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function queueSubmit(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkQueueSubmit", "queue");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkQueueSubmit", "queue");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -22431,6 +26515,7 @@ export function commands() {
         const a3 = u2 ?? null;
         const n1_0 = rt.len(u1, "struct", "vkQueueSubmit", "pSubmits");
         const a1 = n1_0;
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkQueueSubmit");
       } finally {
@@ -22440,11 +26525,16 @@ export function commands() {
   }
 
   /** `vkQueueSubmit2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function queueSubmit2(rt, fn) {
+  function queueSubmit2(rt, fn, _owner, check) {
     const E0 = rt.entry("VkSubmitInfo2");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function queueSubmit2(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkQueueSubmit2", "queue");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkQueueSubmit2", "queue");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -22462,6 +26552,7 @@ export function commands() {
         const a3 = u2 ?? null;
         const n1_0 = rt.len(u1, "struct", "vkQueueSubmit2", "pSubmits");
         const a1 = n1_0;
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkQueueSubmit2");
       } finally {
@@ -22471,21 +26562,32 @@ export function commands() {
   }
 
   /** `vkQueueWaitIdle`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function queueWaitIdle(rt, fn) {
+  function queueWaitIdle(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function queueWaitIdle(u0) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkQueueWaitIdle", "queue");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkQueueWaitIdle", "queue");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
+      check(a0);
       const r = fn(a0);
       if (r < 0) rt.fail(r, "vkQueueWaitIdle");
     };
   }
 
   /** `vkRegisterCustomBorderColorEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function registerCustomBorderColorEXT(rt, fn) {
+  function registerCustomBorderColorEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkSamplerCustomBorderColorCreateInfoEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function registerCustomBorderColorEXT(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkRegisterCustomBorderColorEXT", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkRegisterCustomBorderColorEXT", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -22519,6 +26621,7 @@ export function commands() {
           );}
         const a2 = u2 ? 1 : 0;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkRegisterCustomBorderColorEXT");
         const o3 = rt.scalar(m, 0, "u32");
@@ -22530,11 +26633,16 @@ export function commands() {
   }
 
   /** `vkRegisterDeviceEventEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function registerDeviceEventEXT(rt, fn) {
+  function registerDeviceEventEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDeviceEventInfoEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function registerDeviceEventEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkRegisterDeviceEventEXT", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkRegisterDeviceEventEXT", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -22568,6 +26676,7 @@ export function commands() {
           );}
         const a2 = null;
         const a3 = m.at(0);
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkRegisterDeviceEventEXT");
         const o3 = rt.handle(m, 0);
@@ -22579,11 +26688,16 @@ export function commands() {
   }
 
   /** `vkRegisterDisplayEventEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function registerDisplayEventEXT(rt, fn) {
+  function registerDisplayEventEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDisplayEventInfoEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function registerDisplayEventEXT(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkRegisterDisplayEventEXT", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkRegisterDisplayEventEXT", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(8);
       try {
         const a0 = u0;
@@ -22618,6 +26732,7 @@ export function commands() {
           );}
         const a3 = null;
         const a4 = m.at(0);
+        check(a0, a1, a2, a3, a4);
         const r = fn(a0, a1, a2, a3, a4);
         if (r < 0) rt.fail(r, "vkRegisterDisplayEventEXT");
         const o4 = rt.handle(m, 0);
@@ -22629,11 +26744,16 @@ export function commands() {
   }
 
   /** `vkReleaseCapturedPipelineDataKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function releaseCapturedPipelineDataKHR(rt, fn) {
+  function releaseCapturedPipelineDataKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkReleaseCapturedPipelineDataInfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function releaseCapturedPipelineDataKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkReleaseCapturedPipelineDataKHR", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkReleaseCapturedPipelineDataKHR", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -22666,6 +26786,7 @@ export function commands() {
             "pInfo",
           );}
         const a2 = null;
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkReleaseCapturedPipelineDataKHR");
       } finally {
@@ -22675,53 +26796,82 @@ export function commands() {
   }
 
   /** `vkReleaseDisplayEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function releaseDisplayEXT(rt, fn) {
+  function releaseDisplayEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function releaseDisplayEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkReleaseDisplayEXT", "physicalDevice");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkReleaseDisplayEXT", "physicalDevice");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
+      check(a0, a1);
       const r = fn(a0, a1);
       if (r < 0) rt.fail(r, "vkReleaseDisplayEXT");
     };
   }
 
   /** `vkReleaseFullScreenExclusiveModeEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function releaseFullScreenExclusiveModeEXT(rt, fn) {
+  function releaseFullScreenExclusiveModeEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function releaseFullScreenExclusiveModeEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkReleaseFullScreenExclusiveModeEXT", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkReleaseFullScreenExclusiveModeEXT", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
+      check(a0, a1);
       const r = fn(a0, a1);
       if (r < 0) rt.fail(r, "vkReleaseFullScreenExclusiveModeEXT");
     };
   }
 
   /** `vkReleasePerformanceConfigurationINTEL`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function releasePerformanceConfigurationINTEL(rt, fn) {
+  function releasePerformanceConfigurationINTEL(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function releasePerformanceConfigurationINTEL(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkReleasePerformanceConfigurationINTEL", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkReleasePerformanceConfigurationINTEL", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ?? null;
+      check(a0, a1);
       const r = fn(a0, a1);
       if (r < 0) rt.fail(r, "vkReleasePerformanceConfigurationINTEL");
     };
   }
 
   /** `vkReleaseProfilingLockKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function releaseProfilingLockKHR(rt, fn) {
+  function releaseProfilingLockKHR(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function releaseProfilingLockKHR(u0) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkReleaseProfilingLockKHR", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkReleaseProfilingLockKHR", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
+      check(a0);
       fn(a0);
     };
   }
 
   /** `vkReleaseSwapchainImagesKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function releaseSwapchainImagesKHR(rt, fn) {
+  function releaseSwapchainImagesKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkReleaseSwapchainImagesInfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function releaseSwapchainImagesKHR(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkReleaseSwapchainImagesKHR", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkReleaseSwapchainImagesKHR", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -22753,6 +26903,7 @@ export function commands() {
             "vkReleaseSwapchainImagesKHR",
             "pReleaseInfo",
           );}
+        check(a0, a1);
         const r = fn(a0, a1);
         if (r < 0) rt.fail(r, "vkReleaseSwapchainImagesKHR");
       } finally {
@@ -22762,61 +26913,91 @@ export function commands() {
   }
 
   /** `vkResetCommandBuffer`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function resetCommandBuffer(rt, fn) {
+  function resetCommandBuffer(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function resetCommandBuffer(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkResetCommandBuffer", "commandBuffer");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkResetCommandBuffer", "commandBuffer");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ?? 0;
+      check(a0, a1);
       const r = fn(a0, a1);
       if (r < 0) rt.fail(r, "vkResetCommandBuffer");
     };
   }
 
   /** `vkResetCommandPool`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function resetCommandPool(rt, fn) {
+  function resetCommandPool(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function resetCommandPool(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkResetCommandPool", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkResetCommandPool", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2 ?? 0;
+      check(a0, a1, a2);
       const r = fn(a0, a1, a2);
       if (r < 0) rt.fail(r, "vkResetCommandPool");
     };
   }
 
   /** `vkResetDescriptorPool`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function resetDescriptorPool(rt, fn) {
+  function resetDescriptorPool(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function resetDescriptorPool(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkResetDescriptorPool", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkResetDescriptorPool", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2 ?? 0;
+      check(a0, a1, a2);
       const r = fn(a0, a1, a2);
       if (r < 0) rt.fail(r, "vkResetDescriptorPool");
     };
   }
 
   /** `vkResetEvent`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function resetEvent(rt, fn) {
+  function resetEvent(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function resetEvent(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkResetEvent", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkResetEvent", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
+      check(a0, a1);
       const r = fn(a0, a1);
       if (r < 0) rt.fail(r, "vkResetEvent");
     };
   }
 
   /** `vkResetFences`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function resetFences(rt, fn) {
+  function resetFences(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function resetFences(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkResetFences", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkResetFences", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
         const a2 = rt.handles(m, "VkFence", u1, false, "vkResetFences", "pFences");
         const n1_0 = rt.len(u1, "handle", "vkResetFences", "pFences");
         const a1 = n1_0;
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkResetFences");
       } finally {
@@ -22826,34 +27007,51 @@ export function commands() {
   }
 
   /** `vkResetGpaSessionAMD`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function resetGpaSessionAMD(rt, fn) {
+  function resetGpaSessionAMD(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function resetGpaSessionAMD(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkResetGpaSessionAMD", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkResetGpaSessionAMD", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
+      check(a0, a1);
       const r = fn(a0, a1);
       if (r < 0) rt.fail(r, "vkResetGpaSessionAMD");
     };
   }
 
   /** `vkResetQueryPool`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function resetQueryPool(rt, fn) {
+  function resetQueryPool(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function resetQueryPool(u0, u1, u2, u3) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkResetQueryPool", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkResetQueryPool", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2;
       const a3 = u3;
+      check(a0, a1, a2, a3);
       fn(a0, a1, a2, a3);
     };
   }
 
   /** `vkSetBufferCollectionBufferConstraintsFUCHSIA`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function setBufferCollectionBufferConstraintsFUCHSIA(rt, fn) {
+  function setBufferCollectionBufferConstraintsFUCHSIA(rt, fn, _owner, check) {
     const E0 = rt.entry("VkBufferConstraintsInfoFUCHSIA");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function setBufferCollectionBufferConstraintsFUCHSIA(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkSetBufferCollectionBufferConstraintsFUCHSIA", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkSetBufferCollectionBufferConstraintsFUCHSIA", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -22886,6 +27084,7 @@ export function commands() {
             "vkSetBufferCollectionBufferConstraintsFUCHSIA",
             "pBufferConstraintsInfo",
           );}
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkSetBufferCollectionBufferConstraintsFUCHSIA");
       } finally {
@@ -22895,11 +27094,16 @@ export function commands() {
   }
 
   /** `vkSetBufferCollectionImageConstraintsFUCHSIA`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function setBufferCollectionImageConstraintsFUCHSIA(rt, fn) {
+  function setBufferCollectionImageConstraintsFUCHSIA(rt, fn, _owner, check) {
     const E0 = rt.entry("VkImageConstraintsInfoFUCHSIA");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function setBufferCollectionImageConstraintsFUCHSIA(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkSetBufferCollectionImageConstraintsFUCHSIA", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkSetBufferCollectionImageConstraintsFUCHSIA", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -22932,6 +27136,7 @@ export function commands() {
             "vkSetBufferCollectionImageConstraintsFUCHSIA",
             "pImageConstraintsInfo",
           );}
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkSetBufferCollectionImageConstraintsFUCHSIA");
       } finally {
@@ -22941,11 +27146,16 @@ export function commands() {
   }
 
   /** `vkSetDebugUtilsObjectNameEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function setDebugUtilsObjectNameEXT(rt, fn) {
+  function setDebugUtilsObjectNameEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDebugUtilsObjectNameInfoEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function setDebugUtilsObjectNameEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkSetDebugUtilsObjectNameEXT", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkSetDebugUtilsObjectNameEXT", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -22977,6 +27187,7 @@ export function commands() {
             "vkSetDebugUtilsObjectNameEXT",
             "pNameInfo",
           );}
+        check(a0, a1);
         const r = fn(a0, a1);
         if (r < 0) rt.fail(r, "vkSetDebugUtilsObjectNameEXT");
       } finally {
@@ -22986,11 +27197,16 @@ export function commands() {
   }
 
   /** `vkSetDebugUtilsObjectTagEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function setDebugUtilsObjectTagEXT(rt, fn) {
+  function setDebugUtilsObjectTagEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDebugUtilsObjectTagInfoEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function setDebugUtilsObjectTagEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkSetDebugUtilsObjectTagEXT", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkSetDebugUtilsObjectTagEXT", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -23022,6 +27238,7 @@ export function commands() {
             "vkSetDebugUtilsObjectTagEXT",
             "pTagInfo",
           );}
+        check(a0, a1);
         const r = fn(a0, a1);
         if (r < 0) rt.fail(r, "vkSetDebugUtilsObjectTagEXT");
       } finally {
@@ -23031,37 +27248,55 @@ export function commands() {
   }
 
   /** `vkSetDeviceMemoryPriorityEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function setDeviceMemoryPriorityEXT(rt, fn) {
+  function setDeviceMemoryPriorityEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function setDeviceMemoryPriorityEXT(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkSetDeviceMemoryPriorityEXT", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkSetDeviceMemoryPriorityEXT", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkSetEvent`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function setEvent(rt, fn) {
+  function setEvent(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function setEvent(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkSetEvent", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkSetEvent", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
+      check(a0, a1);
       const r = fn(a0, a1);
       if (r < 0) rt.fail(r, "vkSetEvent");
     };
   }
 
   /** `vkSetGpaDeviceClockModeAMD`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function setGpaDeviceClockModeAMD(rt, fn) {
+  function setGpaDeviceClockModeAMD(rt, fn, _owner, check) {
     const E0 = rt.entry("VkGpaDeviceClockModeInfoAMD");
+    let passed = null, passedAt = -1;
     return function setGpaDeviceClockModeAMD(u0) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkSetGpaDeviceClockModeAMD", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkSetGpaDeviceClockModeAMD", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(32);
       try {
         const a0 = u0;
         rt.outStruct(m, E0, "VkGpaDeviceClockModeInfoAMD", 0, null, "vkSetGpaDeviceClockModeAMD");
         const a1 = m.at(0);
+        check(a0, a1);
         const r = fn(a0, a1);
         if (r < 0) rt.fail(r, "vkSetGpaDeviceClockModeAMD");
         const o1 = rt.readStruct(m, E0, 0, false);
@@ -23073,11 +27308,16 @@ export function commands() {
   }
 
   /** `vkSetHdrMetadataEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function setHdrMetadataEXT(rt, fn) {
+  function setHdrMetadataEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkHdrMetadataEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function setHdrMetadataEXT(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkSetHdrMetadataEXT", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkSetHdrMetadataEXT", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -23108,6 +27348,7 @@ export function commands() {
           rt.mismatch("vkSetHdrMetadataEXT", "pSwapchains", n1_0, "pMetadata", n1_1);
         }
         const a1 = n1_0;
+        check(a0, a1, a2, a3);
         fn(a0, a1, a2, a3);
       } finally {
         rt.leave(m);
@@ -23116,22 +27357,33 @@ export function commands() {
   }
 
   /** `vkSetLatencyMarkerLegacyNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function setLatencyMarkerLegacyNV(rt, fn) {
+  function setLatencyMarkerLegacyNV(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function setLatencyMarkerLegacyNV(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkSetLatencyMarkerLegacyNV", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkSetLatencyMarkerLegacyNV", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkSetLatencyMarkerNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function setLatencyMarkerNV(rt, fn) {
+  function setLatencyMarkerNV(rt, fn, _owner, check) {
     const E0 = rt.entry("VkSetLatencyMarkerInfoNV");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function setLatencyMarkerNV(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkSetLatencyMarkerNV", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkSetLatencyMarkerNV", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -23164,6 +27416,7 @@ export function commands() {
             "vkSetLatencyMarkerNV",
             "pLatencyMarkerInfo",
           );}
+        check(a0, a1, a2);
         fn(a0, a1, a2);
       } finally {
         rt.leave(m);
@@ -23172,23 +27425,34 @@ export function commands() {
   }
 
   /** `vkSetLatencySleepModeLegacyNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function setLatencySleepModeLegacyNV(rt, fn) {
+  function setLatencySleepModeLegacyNV(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function setLatencySleepModeLegacyNV(u0, u1, u2, u3) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkSetLatencySleepModeLegacyNV", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkSetLatencySleepModeLegacyNV", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1 ? 1 : 0;
       const a2 = u2 ? 1 : 0;
       const a3 = u3;
+      check(a0, a1, a2, a3);
       fn(a0, a1, a2, a3);
     };
   }
 
   /** `vkSetLatencySleepModeNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function setLatencySleepModeNV(rt, fn) {
+  function setLatencySleepModeNV(rt, fn, _owner, check) {
     const E0 = rt.entry("VkLatencySleepModeInfoNV");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function setLatencySleepModeNV(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkSetLatencySleepModeNV", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkSetLatencySleepModeNV", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -23221,6 +27485,7 @@ export function commands() {
             "vkSetLatencySleepModeNV",
             "pSleepModeInfo",
           );}
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkSetLatencySleepModeNV");
       } finally {
@@ -23230,37 +27495,55 @@ export function commands() {
   }
 
   /** `vkSetLocalDimmingAMD`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function setLocalDimmingAMD(rt, fn) {
+  function setLocalDimmingAMD(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function setLocalDimmingAMD(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkSetLocalDimmingAMD", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkSetLocalDimmingAMD", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2 ? 1 : 0;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkSetPrivateData`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function setPrivateData(rt, fn) {
+  function setPrivateData(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function setPrivateData(u0, u1, u2, u3, u4) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkSetPrivateData", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkSetPrivateData", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2;
       const a3 = u3;
       const a4 = u4;
+      check(a0, a1, a2, a3, a4);
       const r = fn(a0, a1, a2, a3, a4);
       if (r < 0) rt.fail(r, "vkSetPrivateData");
     };
   }
 
   /** `vkSetSwapchainPresentTimingQueueSizeEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function setSwapchainPresentTimingQueueSizeEXT(rt, fn) {
+  function setSwapchainPresentTimingQueueSizeEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function setSwapchainPresentTimingQueueSizeEXT(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkSetSwapchainPresentTimingQueueSizeEXT", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkSetSwapchainPresentTimingQueueSizeEXT", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2;
+      check(a0, a1, a2);
       const r = fn(a0, a1, a2);
       if (r < 0) rt.fail(r, "vkSetSwapchainPresentTimingQueueSizeEXT");
       return r === 0 ? "VK_SUCCESS" : r === 1 ? "VK_NOT_READY" : rt.name(r);
@@ -23268,20 +27551,31 @@ export function commands() {
   }
 
   /** `vkShutdownLatencyDeviceLegacyNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function shutdownLatencyDeviceLegacyNV(rt, fn) {
+  function shutdownLatencyDeviceLegacyNV(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function shutdownLatencyDeviceLegacyNV(u0) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkShutdownLatencyDeviceLegacyNV", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkShutdownLatencyDeviceLegacyNV", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
+      check(a0);
       fn(a0);
     };
   }
 
   /** `vkSignalSemaphore`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function signalSemaphore(rt, fn) {
+  function signalSemaphore(rt, fn, _owner, check) {
     const E0 = rt.entry("VkSemaphoreSignalInfo");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function signalSemaphore(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkSignalSemaphore", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkSignalSemaphore", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -23296,6 +27590,7 @@ export function commands() {
             a1 = rt.refit(m, top, e, E0, "VkSemaphoreSignalInfo", [u1], "vkSignalSemaphore", "pSignalInfo");
           }
         } else a1 = rt.struct(m, E0, "VkSemaphoreSignalInfo", u1, false, "vkSignalSemaphore", "pSignalInfo");
+        check(a0, a1);
         const r = fn(a0, a1);
         if (r < 0) rt.fail(r, "vkSignalSemaphore");
       } finally {
@@ -23305,11 +27600,16 @@ export function commands() {
   }
 
   /** `vkSubmitDebugUtilsMessageEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function submitDebugUtilsMessageEXT(rt, fn) {
+  function submitDebugUtilsMessageEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDebugUtilsMessengerCallbackDataEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function submitDebugUtilsMessageEXT(u0, u1, u2, u3) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkSubmitDebugUtilsMessageEXT", "instance");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkSubmitDebugUtilsMessageEXT", "instance");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -23343,6 +27643,7 @@ export function commands() {
             "vkSubmitDebugUtilsMessageEXT",
             "pCallbackData",
           );}
+        check(a0, a1, a2, a3);
         fn(a0, a1, a2, a3);
       } finally {
         rt.leave(m);
@@ -23351,11 +27652,16 @@ export function commands() {
   }
 
   /** `vkTransitionImageLayout`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function transitionImageLayout(rt, fn) {
+  function transitionImageLayout(rt, fn, _owner, check) {
     const E0 = rt.entry("VkHostImageLayoutTransitionInfo");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function transitionImageLayout(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkTransitionImageLayout", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkTransitionImageLayout", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -23390,6 +27696,7 @@ export function commands() {
           );}
         const n1_0 = rt.len(u1, "struct", "vkTransitionImageLayout", "pTransitions");
         const a1 = n1_0;
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkTransitionImageLayout");
       } finally {
@@ -23399,41 +27706,64 @@ export function commands() {
   }
 
   /** `vkTrimCommandPool`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function trimCommandPool(rt, fn) {
+  function trimCommandPool(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function trimCommandPool(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkTrimCommandPool", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkTrimCommandPool", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2 ?? 0;
+      check(a0, a1, a2);
       fn(a0, a1, a2);
     };
   }
 
   /** `vkUninitializePerformanceApiINTEL`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function uninitializePerformanceApiINTEL(rt, fn) {
+  function uninitializePerformanceApiINTEL(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function uninitializePerformanceApiINTEL(u0) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkUninitializePerformanceApiINTEL", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkUninitializePerformanceApiINTEL", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
+      check(a0);
       fn(a0);
     };
   }
 
   /** `vkUnmapMemory`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function unmapMemory(rt, fn) {
+  function unmapMemory(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function unmapMemory(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkUnmapMemory", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkUnmapMemory", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
+      check(a0, a1);
       fn(a0, a1);
     };
   }
 
   /** `vkUnmapMemory2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function unmapMemory2(rt, fn) {
+  function unmapMemory2(rt, fn, _owner, check) {
     const E0 = rt.entry("VkMemoryUnmapInfo");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function unmapMemory2(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkUnmapMemory2", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkUnmapMemory2", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -23448,6 +27778,7 @@ export function commands() {
             a1 = rt.refit(m, top, e, E0, "VkMemoryUnmapInfo", [u1], "vkUnmapMemory2", "pMemoryUnmapInfo");
           }
         } else a1 = rt.struct(m, E0, "VkMemoryUnmapInfo", u1, false, "vkUnmapMemory2", "pMemoryUnmapInfo");
+        check(a0, a1);
         const r = fn(a0, a1);
         if (r < 0) rt.fail(r, "vkUnmapMemory2");
       } finally {
@@ -23457,25 +27788,37 @@ export function commands() {
   }
 
   /** `vkUnregisterCustomBorderColorEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function unregisterCustomBorderColorEXT(rt, fn) {
+  function unregisterCustomBorderColorEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function unregisterCustomBorderColorEXT(u0, u1) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkUnregisterCustomBorderColorEXT", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkUnregisterCustomBorderColorEXT", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
+      check(a0, a1);
       fn(a0, a1);
     };
   }
 
   /** `vkUpdateDescriptorSetWithTemplate`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function updateDescriptorSetWithTemplate(rt, fn) {
+  function updateDescriptorSetWithTemplate(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function updateDescriptorSetWithTemplate(u0, u1, u2, u3) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkUpdateDescriptorSetWithTemplate", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkUpdateDescriptorSetWithTemplate", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
         const a1 = u1;
         const a2 = u2;
         const a3 = rt.bytes(m, u3, false, "vkUpdateDescriptorSetWithTemplate", "pData");
+        check(a0, a1, a2, a3);
         fn(a0, a1, a2, a3);
       } finally {
         rt.leave(m);
@@ -23484,13 +27827,18 @@ export function commands() {
   }
 
   /** `vkUpdateDescriptorSets`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function updateDescriptorSets(rt, fn) {
+  function updateDescriptorSets(rt, fn, _owner, check) {
     const E0 = rt.entry("VkWriteDescriptorSet");
     const W0 = E0[0];
     const E1 = rt.entry("VkCopyDescriptorSet");
     const W1 = E1[0];
+    let passed = null, passedAt = -1;
     return function updateDescriptorSets(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkUpdateDescriptorSets", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkUpdateDescriptorSets", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -23556,6 +27904,7 @@ export function commands() {
         const a1 = n1_0;
         const n3_0 = rt.len(u2, "struct", "vkUpdateDescriptorSets", "pDescriptorCopies");
         const a3 = n3_0;
+        check(a0, a1, a2, a3, a4);
         fn(a0, a1, a2, a3, a4);
       } finally {
         rt.leave(m);
@@ -23564,11 +27913,16 @@ export function commands() {
   }
 
   /** `vkUpdateIndirectExecutionSetPipelineEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function updateIndirectExecutionSetPipelineEXT(rt, fn) {
+  function updateIndirectExecutionSetPipelineEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkWriteIndirectExecutionSetPipelineEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function updateIndirectExecutionSetPipelineEXT(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkUpdateIndirectExecutionSetPipelineEXT", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkUpdateIndirectExecutionSetPipelineEXT", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -23604,6 +27958,7 @@ export function commands() {
           );}
         const n2_0 = rt.len(u2, "struct", "vkUpdateIndirectExecutionSetPipelineEXT", "pExecutionSetWrites");
         const a2 = n2_0;
+        check(a0, a1, a2, a3);
         fn(a0, a1, a2, a3);
       } finally {
         rt.leave(m);
@@ -23612,11 +27967,16 @@ export function commands() {
   }
 
   /** `vkUpdateIndirectExecutionSetShaderEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function updateIndirectExecutionSetShaderEXT(rt, fn) {
+  function updateIndirectExecutionSetShaderEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkWriteIndirectExecutionSetShaderEXT");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function updateIndirectExecutionSetShaderEXT(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkUpdateIndirectExecutionSetShaderEXT", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkUpdateIndirectExecutionSetShaderEXT", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -23652,6 +28012,7 @@ export function commands() {
           );}
         const n2_0 = rt.len(u2, "struct", "vkUpdateIndirectExecutionSetShaderEXT", "pExecutionSetWrites");
         const a2 = n2_0;
+        check(a0, a1, a2, a3);
         fn(a0, a1, a2, a3);
       } finally {
         rt.leave(m);
@@ -23660,11 +28021,16 @@ export function commands() {
   }
 
   /** `vkUpdateVideoSessionParametersKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function updateVideoSessionParametersKHR(rt, fn) {
+  function updateVideoSessionParametersKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkVideoSessionParametersUpdateInfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function updateVideoSessionParametersKHR(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkUpdateVideoSessionParametersKHR", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkUpdateVideoSessionParametersKHR", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -23697,6 +28063,7 @@ export function commands() {
             "vkUpdateVideoSessionParametersKHR",
             "pUpdateInfo",
           );}
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkUpdateVideoSessionParametersKHR");
       } finally {
@@ -23706,9 +28073,14 @@ export function commands() {
   }
 
   /** `vkWaitForFences`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function waitForFences(rt, fn) {
+  function waitForFences(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function waitForFences(u0, u1, u2, u3) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkWaitForFences", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkWaitForFences", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -23717,6 +28089,7 @@ export function commands() {
         const a4 = u3;
         const n1_0 = rt.len(u1, "handle", "vkWaitForFences", "pFences");
         const a1 = n1_0;
+        check(a0, a1, a2, a3, a4);
         const r = fn(a0, a1, a2, a3, a4);
         if (r < 0) rt.fail(r, "vkWaitForFences");
         return r === 0 ? "VK_SUCCESS" : r === 2 ? "VK_TIMEOUT" : rt.name(r);
@@ -23727,11 +28100,16 @@ export function commands() {
   }
 
   /** `vkWaitForPresent2KHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function waitForPresent2KHR(rt, fn) {
+  function waitForPresent2KHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkPresentWait2InfoKHR");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function waitForPresent2KHR(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkWaitForPresent2KHR", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkWaitForPresent2KHR", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -23764,6 +28142,7 @@ export function commands() {
             "vkWaitForPresent2KHR",
             "pPresentWait2Info",
           );}
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkWaitForPresent2KHR");
         return r === 0
@@ -23780,13 +28159,19 @@ export function commands() {
   }
 
   /** `vkWaitForPresentKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function waitForPresentKHR(rt, fn) {
+  function waitForPresentKHR(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function waitForPresentKHR(u0, u1, u2, u3) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkWaitForPresentKHR", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkWaitForPresentKHR", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const a0 = u0;
       const a1 = u1;
       const a2 = u2;
       const a3 = u3;
+      check(a0, a1, a2, a3);
       const r = fn(a0, a1, a2, a3);
       if (r < 0) rt.fail(r, "vkWaitForPresentKHR");
       return r === 0
@@ -23800,11 +28185,16 @@ export function commands() {
   }
 
   /** `vkWaitSemaphores`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function waitSemaphores(rt, fn) {
+  function waitSemaphores(rt, fn, _owner, check) {
     const E0 = rt.entry("VkSemaphoreWaitInfo");
     const W0 = E0[0];
+    let passed = null, passedAt = -1;
     return function waitSemaphores(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkWaitSemaphores", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkWaitSemaphores", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -23820,6 +28210,7 @@ export function commands() {
           }
         } else a1 = rt.struct(m, E0, "VkSemaphoreWaitInfo", u1, false, "vkWaitSemaphores", "pWaitInfo");
         const a2 = u2;
+        check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkWaitSemaphores");
         return r === 0 ? "VK_SUCCESS" : r === 2 ? "VK_TIMEOUT" : rt.name(r);
@@ -23830,9 +28221,14 @@ export function commands() {
   }
 
   /** `vkWriteAccelerationStructuresPropertiesKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function writeAccelerationStructuresPropertiesKHR(rt, fn) {
+  function writeAccelerationStructuresPropertiesKHR(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function writeAccelerationStructuresPropertiesKHR(u0, u1, u2, u3, u4) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkWriteAccelerationStructuresPropertiesKHR", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkWriteAccelerationStructuresPropertiesKHR", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -23857,6 +28253,7 @@ export function commands() {
         const a1 = n1_0;
         const n4_0 = rt.len(u3, "buf", "vkWriteAccelerationStructuresPropertiesKHR", "pData");
         const a4 = n4_0;
+        check(a0, a1, a2, a3, a4, a5, a6);
         const r = fn(a0, a1, a2, a3, a4, a5, a6);
         if (r < 0) rt.fail(r, "vkWriteAccelerationStructuresPropertiesKHR");
         rt.back(b5, u3);
@@ -23867,9 +28264,14 @@ export function commands() {
   }
 
   /** `vkWriteMicromapsPropertiesEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function writeMicromapsPropertiesEXT(rt, fn) {
+  function writeMicromapsPropertiesEXT(rt, fn, _owner, check) {
+    let passed = null, passedAt = -1;
     return function writeMicromapsPropertiesEXT(u0, u1, u2, u3, u4) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkWriteMicromapsPropertiesEXT", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkWriteMicromapsPropertiesEXT", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -23882,6 +28284,7 @@ export function commands() {
         const a1 = n1_0;
         const n4_0 = rt.len(u3, "buf", "vkWriteMicromapsPropertiesEXT", "pData");
         const a4 = n4_0;
+        check(a0, a1, a2, a3, a4, a5, a6);
         const r = fn(a0, a1, a2, a3, a4, a5, a6);
         if (r < 0) rt.fail(r, "vkWriteMicromapsPropertiesEXT");
         rt.back(b5, u3);
@@ -23892,13 +28295,18 @@ export function commands() {
   }
 
   /** `vkWriteResourceDescriptorsEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function writeResourceDescriptorsEXT(rt, fn) {
+  function writeResourceDescriptorsEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkResourceDescriptorInfoEXT");
     const W0 = E0[0];
     const E1 = rt.entry("VkHostAddressRangeEXT");
     const W1 = E1[0];
+    let passed = null, passedAt = -1;
     return function writeResourceDescriptorsEXT(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkWriteResourceDescriptorsEXT", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkWriteResourceDescriptorsEXT", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -23966,6 +28374,7 @@ export function commands() {
           rt.mismatch("vkWriteResourceDescriptorsEXT", "pResources", n1_0, "pDescriptors", n1_1);
         }
         const a1 = n1_0;
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkWriteResourceDescriptorsEXT");
       } finally {
@@ -23975,13 +28384,18 @@ export function commands() {
   }
 
   /** `vkWriteSamplerDescriptorsEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function writeSamplerDescriptorsEXT(rt, fn) {
+  function writeSamplerDescriptorsEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkSamplerCreateInfo");
     const W0 = E0[0];
     const E1 = rt.entry("VkHostAddressRangeEXT");
     const W1 = E1[0];
+    let passed = null, passedAt = -1;
     return function writeSamplerDescriptorsEXT(u0, u1, u2) {
-      if (rt.ended.has(u0)) rt.gone(u0, "vkWriteSamplerDescriptorsEXT", "device");
+      if (u0 !== passed || rt.epoch !== passedAt) {
+        if (rt.ended.has(u0)) rt.gone(u0, "vkWriteSamplerDescriptorsEXT", "device");
+        passed = u0;
+        passedAt = rt.epoch;
+      }
       const m = rt.enter(0);
       try {
         const a0 = u0;
@@ -24049,6 +28463,7 @@ export function commands() {
           rt.mismatch("vkWriteSamplerDescriptorsEXT", "pSamplers", n1_0, "pDescriptors", n1_1);
         }
         const a1 = n1_0;
+        check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
         if (r < 0) rt.fail(r, "vkWriteSamplerDescriptorsEXT");
       } finally {

@@ -19,7 +19,6 @@ import {
   fixedStringAt,
   getPointer,
   i32,
-  keys,
   mismatch,
   pointee,
   put64,
@@ -56,7 +55,9 @@ export function structs() {
       seen += putPointer(m, o + 32, x, S, "pfnInternalAllocation");
     }
     if ((x = v.pfnInternalFree) !== undefined) seen += putPointer(m, o + 40, x, S, "pfnInternalFree");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkAllocationCallbacks (48 bytes) at byte `o` of `m`. */
@@ -92,7 +93,9 @@ export function structs() {
     }
     if ((x = v.engineVersion) !== undefined) seen += u32(m, o + 40, x, S, "engineVersion");
     if ((x = v.apiVersion) !== undefined) seen += u32(m, o + 44, x, S, "apiVersion");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkApplicationInfo (48 bytes) at byte `o` of `m`. */
@@ -121,7 +124,9 @@ export function structs() {
     if ((x = v.stencilStoreOp) !== undefined) seen += u32(m, o + 24, x, S, "stencilStoreOp");
     if ((x = v.initialLayout) !== undefined) seen += u32(m, o + 28, x, S, "initialLayout");
     if ((x = v.finalLayout) !== undefined) seen += u32(m, o + 32, x, S, "finalLayout");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkAttachmentDescription (36 bytes) at byte `o` of `m`. */
@@ -158,7 +163,9 @@ export function structs() {
     if ((x = v.stencilStoreOp) !== undefined) seen += u32(m, o + 40, x, S, "stencilStoreOp");
     if ((x = v.initialLayout) !== undefined) seen += u32(m, o + 44, x, S, "initialLayout");
     if ((x = v.finalLayout) !== undefined) seen += u32(m, o + 48, x, S, "finalLayout");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkAttachmentDescription2 (56 bytes) at byte `o` of `m`. */
@@ -190,7 +197,9 @@ export function structs() {
     }
     if ((x = v.stencilInitialLayout) !== undefined) seen += u32(m, o + 16, x, S, "stencilInitialLayout");
     if ((x = v.stencilFinalLayout) !== undefined) seen += u32(m, o + 20, x, S, "stencilFinalLayout");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkAttachmentDescriptionStencilLayout (24 bytes) at byte `o` of `m`. */
@@ -209,7 +218,9 @@ export function structs() {
     let seen = 0, x;
     if ((x = v.attachment) !== undefined) seen += u32(m, o, x, S, "attachment");
     if ((x = v.layout) !== undefined) seen += u32(m, o + 4, x, S, "layout");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkAttachmentReference (8 bytes) at byte `o` of `m`. */
@@ -233,7 +244,9 @@ export function structs() {
     if ((x = v.attachment) !== undefined) seen += u32(m, o + 16, x, S, "attachment");
     if ((x = v.layout) !== undefined) seen += u32(m, o + 20, x, S, "layout");
     if ((x = v.aspectMask) !== undefined) seen += u32(m, o + 24, x, S, "aspectMask");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkAttachmentReference2 (32 bytes) at byte `o` of `m`. */
@@ -258,7 +271,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.stencilLayout) !== undefined) seen += u32(m, o + 16, x, S, "stencilLayout");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkAttachmentReferenceStencilLayout (24 bytes) at byte `o` of `m`. */
@@ -279,7 +294,9 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkBaseInStructure (16 bytes) at byte `o` of `m`. */
@@ -299,7 +316,9 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkBaseOutStructure (16 bytes) at byte `o` of `m`. */
@@ -333,7 +352,9 @@ export function structs() {
     }
     if ((x = v.deviceIndexCount) !== undefined) seen += u32(m, o + 16, x, S, "deviceIndexCount");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "deviceIndexCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkBindBufferMemoryDeviceGroupInfo (32 bytes) at byte `o` of `m`. */
@@ -359,7 +380,9 @@ export function structs() {
     if ((x = v.buffer) !== undefined) seen += putPointer(m, o + 16, x, S, "buffer");
     if ((x = v.memory) !== undefined) seen += putPointer(m, o + 24, x, S, "memory");
     if ((x = v.memoryOffset) !== undefined) seen += put64(m, o + 32, x, S, "memoryOffset");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkBindBufferMemoryInfo (40 bytes) at byte `o` of `m`. */
@@ -412,7 +435,9 @@ export function structs() {
     else if (n0 >= 0) u32(m, o + 36, n0, S, "descriptorSetCount");
     if ((x = v.dynamicOffsetCount) !== undefined) seen += u32(m, o + 48, x, S, "dynamicOffsetCount");
     else if (n1 >= 0) u32(m, o + 48, n1, S, "dynamicOffsetCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkBindDescriptorSetsInfo (64 bytes) at byte `o` of `m`. */
@@ -484,7 +509,9 @@ export function structs() {
     if ((x = v.splitInstanceBindRegionCount) !== undefined) {
       seen += u32(m, o + 32, x, S, "splitInstanceBindRegionCount");
     } else if (n1 >= 0) u32(m, o + 32, n1, S, "splitInstanceBindRegionCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkBindImageMemoryDeviceGroupInfo (48 bytes) at byte `o` of `m`. */
@@ -512,7 +539,9 @@ export function structs() {
     if ((x = v.image) !== undefined) seen += putPointer(m, o + 16, x, S, "image");
     if ((x = v.memory) !== undefined) seen += putPointer(m, o + 24, x, S, "memory");
     if ((x = v.memoryOffset) !== undefined) seen += put64(m, o + 32, x, S, "memoryOffset");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkBindImageMemoryInfo (40 bytes) at byte `o` of `m`. */
@@ -537,7 +566,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.planeAspect) !== undefined) seen += u32(m, o + 16, x, S, "planeAspect");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkBindImagePlaneMemoryInfo (24 bytes) at byte `o` of `m`. */
@@ -563,7 +594,9 @@ export function structs() {
       seen++;
       array(m, o + 16, x, "u32", 4, S, "pResult");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkBindMemoryStatus (24 bytes) at byte `o` of `m`. */
@@ -700,7 +733,9 @@ export function structs() {
     else if (n3 >= 0) u32(m, o + 64, n3, S, "imageBindCount");
     if ((x = v.signalSemaphoreCount) !== undefined) seen += u32(m, o + 80, x, S, "signalSemaphoreCount");
     else if (n4 >= 0) u32(m, o + 80, n4, S, "signalSemaphoreCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkBindSparseInfo (96 bytes) at byte `o` of `m`. */
@@ -764,7 +799,9 @@ export function structs() {
     if ((x = v.filter) !== undefined) seen += u32(m, o + 56, x, S, "filter");
     if ((x = v.regionCount) !== undefined) seen += u32(m, o + 44, x, S, "regionCount");
     else if (n0 >= 0) u32(m, o + 44, n0, S, "regionCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkBlitImageInfo2 (64 bytes) at byte `o` of `m`. */
@@ -789,7 +826,9 @@ export function structs() {
     if ((x = v.srcOffset) !== undefined) seen += put64(m, o, x, S, "srcOffset");
     if ((x = v.dstOffset) !== undefined) seen += put64(m, o + 8, x, S, "dstOffset");
     if ((x = v.size) !== undefined) seen += put64(m, o + 16, x, S, "size");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkBufferCopy (24 bytes) at byte `o` of `m`. */
@@ -814,7 +853,9 @@ export function structs() {
     if ((x = v.srcOffset) !== undefined) seen += put64(m, o + 16, x, S, "srcOffset");
     if ((x = v.dstOffset) !== undefined) seen += put64(m, o + 24, x, S, "dstOffset");
     if ((x = v.size) !== undefined) seen += put64(m, o + 32, x, S, "size");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkBufferCopy2 (40 bytes) at byte `o` of `m`. */
@@ -855,7 +896,9 @@ export function structs() {
     }
     if ((x = v.queueFamilyIndexCount) !== undefined) seen += u32(m, o + 40, x, S, "queueFamilyIndexCount");
     else if (n0 >= 0) u32(m, o + 40, n0, S, "queueFamilyIndexCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkBufferCreateInfo (56 bytes) at byte `o` of `m`. */
@@ -883,7 +926,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.buffer) !== undefined) seen += putPointer(m, o + 16, x, S, "buffer");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkBufferDeviceAddressInfo (24 bytes) at byte `o` of `m`. */
@@ -917,7 +962,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "imageExtent", x, "an object");
       writeVkExtent3D(m, o + 44, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkBufferImageCopy (56 bytes) at byte `o` of `m`. */
@@ -960,7 +1007,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "imageExtent", x, "an object");
       writeVkExtent3D(m, o + 60, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkBufferImageCopy2 (72 bytes) at byte `o` of `m`. */
@@ -994,7 +1043,9 @@ export function structs() {
     if ((x = v.buffer) !== undefined) seen += putPointer(m, o + 32, x, S, "buffer");
     if ((x = v.offset) !== undefined) seen += put64(m, o + 40, x, S, "offset");
     if ((x = v.size) !== undefined) seen += put64(m, o + 48, x, S, "size");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkBufferMemoryBarrier (56 bytes) at byte `o` of `m`. */
@@ -1031,7 +1082,9 @@ export function structs() {
     if ((x = v.buffer) !== undefined) seen += putPointer(m, o + 56, x, S, "buffer");
     if ((x = v.offset) !== undefined) seen += put64(m, o + 64, x, S, "offset");
     if ((x = v.size) !== undefined) seen += put64(m, o + 72, x, S, "size");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkBufferMemoryBarrier2 (80 bytes) at byte `o` of `m`. */
@@ -1062,7 +1115,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.buffer) !== undefined) seen += putPointer(m, o + 16, x, S, "buffer");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkBufferMemoryRequirementsInfo2 (24 bytes) at byte `o` of `m`. */
@@ -1085,7 +1140,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.opaqueCaptureAddress) !== undefined) seen += put64(m, o + 16, x, S, "opaqueCaptureAddress");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkBufferOpaqueCaptureAddressCreateInfo (24 bytes) at byte `o` of `m`. */
@@ -1108,7 +1165,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.usage) !== undefined) seen += put64(m, o + 16, x, S, "usage");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkBufferUsageFlags2CreateInfo (24 bytes) at byte `o` of `m`. */
@@ -1135,7 +1194,9 @@ export function structs() {
     if ((x = v.format) !== undefined) seen += u32(m, o + 32, x, S, "format");
     if ((x = v.offset) !== undefined) seen += put64(m, o + 40, x, S, "offset");
     if ((x = v.range) !== undefined) seen += put64(m, o + 48, x, S, "range");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkBufferViewCreateInfo (56 bytes) at byte `o` of `m`. */
@@ -1162,7 +1223,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "clearValue", x, "an object");
       writeVkClearValue(m, o + 8, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkClearAttachment (24 bytes) at byte `o` of `m`. */
@@ -1190,7 +1253,9 @@ export function structs() {
       seen++;
       fixedArray(m, o, "u32", 4, 4, x, S, "uint32");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkClearColorValue (16 bytes) at byte `o` of `m`. */
@@ -1208,7 +1273,9 @@ export function structs() {
     let seen = 0, x;
     if ((x = v.depth) !== undefined) seen += f32(m, o, x, S, "depth");
     if ((x = v.stencil) !== undefined) seen += u32(m, o + 4, x, S, "stencil");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkClearDepthStencilValue (8 bytes) at byte `o` of `m`. */
@@ -1230,7 +1297,9 @@ export function structs() {
     }
     if ((x = v.baseArrayLayer) !== undefined) seen += u32(m, o + 16, x, S, "baseArrayLayer");
     if ((x = v.layerCount) !== undefined) seen += u32(m, o + 20, x, S, "layerCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkClearRect (24 bytes) at byte `o` of `m`. */
@@ -1256,7 +1325,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "depthStencil", x, "an object");
       writeVkClearDepthStencilValue(m, o, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkClearValue (16 bytes) at byte `o` of `m`. */
@@ -1280,7 +1351,9 @@ export function structs() {
     if ((x = v.commandPool) !== undefined) seen += putPointer(m, o + 16, x, S, "commandPool");
     if ((x = v.level) !== undefined) seen += u32(m, o + 24, x, S, "level");
     if ((x = v.commandBufferCount) !== undefined) seen += u32(m, o + 28, x, S, "commandBufferCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkCommandBufferAllocateInfo (32 bytes) at byte `o` of `m`. */
@@ -1325,7 +1398,9 @@ export function structs() {
         } else t = 0;
       }
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkCommandBufferBeginInfo (32 bytes) at byte `o` of `m`. */
@@ -1354,7 +1429,9 @@ export function structs() {
     if ((x = v.occlusionQueryEnable) !== undefined) seen += u32(m, o + 40, x, S, "occlusionQueryEnable");
     if ((x = v.queryFlags) !== undefined) seen += u32(m, o + 44, x, S, "queryFlags");
     if ((x = v.pipelineStatistics) !== undefined) seen += u32(m, o + 48, x, S, "pipelineStatistics");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkCommandBufferInheritanceInfo (56 bytes) at byte `o` of `m`. */
@@ -1401,7 +1478,9 @@ export function structs() {
     if ((x = v.rasterizationSamples) !== undefined) seen += u32(m, o + 48, x, S, "rasterizationSamples");
     if ((x = v.colorAttachmentCount) !== undefined) seen += u32(m, o + 24, x, S, "colorAttachmentCount");
     else if (n0 >= 0) u32(m, o + 24, n0, S, "colorAttachmentCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkCommandBufferInheritanceRenderingInfo (56 bytes) at byte `o` of `m`. */
@@ -1431,7 +1510,9 @@ export function structs() {
     }
     if ((x = v.commandBuffer) !== undefined) seen += putPointer(m, o + 16, x, S, "commandBuffer");
     if ((x = v.deviceMask) !== undefined) seen += u32(m, o + 24, x, S, "deviceMask");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkCommandBufferSubmitInfo (32 bytes) at byte `o` of `m`. */
@@ -1456,7 +1537,9 @@ export function structs() {
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
     if ((x = v.queueFamilyIndex) !== undefined) seen += u32(m, o + 20, x, S, "queueFamilyIndex");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkCommandPoolCreateInfo (24 bytes) at byte `o` of `m`. */
@@ -1485,7 +1568,9 @@ export function structs() {
     if ((x = v.commandBufferAllocated) !== undefined) {
       seen += put64(m, o + 32, x, S, "commandBufferAllocated");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkCommandPoolMemoryConsumption (40 bytes) at byte `o` of `m`. */
@@ -1514,7 +1599,9 @@ export function structs() {
     if ((x = v.commandPoolMaxCommandBuffers) !== undefined) {
       seen += u32(m, o + 24, x, S, "commandPoolMaxCommandBuffers");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkCommandPoolMemoryReservationCreateInfo (32 bytes) at byte `o` of `m`. */
@@ -1535,7 +1622,9 @@ export function structs() {
     if ((x = v.g) !== undefined) seen += u32(m, o + 4, x, S, "g");
     if ((x = v.b) !== undefined) seen += u32(m, o + 8, x, S, "b");
     if ((x = v.a) !== undefined) seen += u32(m, o + 12, x, S, "a");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkComponentMapping (16 bytes) at byte `o` of `m`. */
@@ -1567,7 +1656,9 @@ export function structs() {
     if ((x = v.layout) !== undefined) seen += putPointer(m, o + 72, x, S, "layout");
     if ((x = v.basePipelineHandle) !== undefined) seen += putPointer(m, o + 80, x, S, "basePipelineHandle");
     if ((x = v.basePipelineIndex) !== undefined) seen += i32(m, o + 88, x, S, "basePipelineIndex");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkComputePipelineCreateInfo (96 bytes) at byte `o` of `m`. */
@@ -1591,7 +1682,9 @@ export function structs() {
     if ((x = v.minor) !== undefined) seen += u8(m, o + 1, x, S, "minor");
     if ((x = v.subminor) !== undefined) seen += u8(m, o + 2, x, S, "subminor");
     if ((x = v.patch) !== undefined) seen += u8(m, o + 3, x, S, "patch");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkConformanceVersion (4 bytes) at byte `o` of `m`. */
@@ -1644,7 +1737,9 @@ export function structs() {
     }
     if ((x = v.regionCount) !== undefined) seen += u32(m, o + 32, x, S, "regionCount");
     else if (n0 >= 0) u32(m, o + 32, n0, S, "regionCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkCopyBufferInfo2 (48 bytes) at byte `o` of `m`. */
@@ -1700,7 +1795,9 @@ export function structs() {
     }
     if ((x = v.regionCount) !== undefined) seen += u32(m, o + 36, x, S, "regionCount");
     else if (n0 >= 0) u32(m, o + 36, n0, S, "regionCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkCopyBufferToImageInfo2 (48 bytes) at byte `o` of `m`. */
@@ -1733,7 +1830,9 @@ export function structs() {
     if ((x = v.dstBinding) !== undefined) seen += u32(m, o + 40, x, S, "dstBinding");
     if ((x = v.dstArrayElement) !== undefined) seen += u32(m, o + 44, x, S, "dstArrayElement");
     if ((x = v.descriptorCount) !== undefined) seen += u32(m, o + 48, x, S, "descriptorCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkCopyDescriptorSet (56 bytes) at byte `o` of `m`. */
@@ -1793,7 +1892,9 @@ export function structs() {
     }
     if ((x = v.regionCount) !== undefined) seen += u32(m, o + 44, x, S, "regionCount");
     else if (n0 >= 0) u32(m, o + 44, n0, S, "regionCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkCopyImageInfo2 (56 bytes) at byte `o` of `m`. */
@@ -1851,7 +1952,9 @@ export function structs() {
     }
     if ((x = v.regionCount) !== undefined) seen += u32(m, o + 40, x, S, "regionCount");
     else if (n0 >= 0) u32(m, o + 40, n0, S, "regionCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkCopyImageToBufferInfo2 (56 bytes) at byte `o` of `m`. */
@@ -1910,7 +2013,9 @@ export function structs() {
     }
     if ((x = v.regionCount) !== undefined) seen += u32(m, o + 52, x, S, "regionCount");
     else if (n0 >= 0) u32(m, o + 52, n0, S, "regionCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkCopyImageToImageInfo (64 bytes) at byte `o` of `m`. */
@@ -1969,7 +2074,9 @@ export function structs() {
     }
     if ((x = v.regionCount) !== undefined) seen += u32(m, o + 36, x, S, "regionCount");
     else if (n0 >= 0) u32(m, o + 36, n0, S, "regionCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkCopyImageToMemoryInfo (48 bytes) at byte `o` of `m`. */
@@ -2026,7 +2133,9 @@ export function structs() {
     }
     if ((x = v.regionCount) !== undefined) seen += u32(m, o + 36, x, S, "regionCount");
     else if (n0 >= 0) u32(m, o + 36, n0, S, "regionCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkCopyMemoryToImageInfo (48 bytes) at byte `o` of `m`. */
@@ -2139,7 +2248,9 @@ export function structs() {
     if ((x = v.imageMemoryBarrierCount) !== undefined) {
       seen += u32(m, o + 48, x, S, "imageMemoryBarrierCount");
     } else if (n2 >= 0) u32(m, o + 48, n2, S, "imageMemoryBarrierCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDependencyInfo (64 bytes) at byte `o` of `m`. */
@@ -2164,7 +2275,9 @@ export function structs() {
     if ((x = v.buffer) !== undefined) seen += putPointer(m, o, x, S, "buffer");
     if ((x = v.offset) !== undefined) seen += put64(m, o + 8, x, S, "offset");
     if ((x = v.range) !== undefined) seen += put64(m, o + 16, x, S, "range");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDescriptorBufferInfo (24 bytes) at byte `o` of `m`. */
@@ -2183,7 +2296,9 @@ export function structs() {
     if ((x = v.sampler) !== undefined) seen += putPointer(m, o, x, S, "sampler");
     if ((x = v.imageView) !== undefined) seen += putPointer(m, o + 8, x, S, "imageView");
     if ((x = v.imageLayout) !== undefined) seen += u32(m, o + 16, x, S, "imageLayout");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDescriptorImageInfo (24 bytes) at byte `o` of `m`. */
@@ -2235,7 +2350,9 @@ export function structs() {
     }
     if ((x = v.poolSizeCount) !== undefined) seen += u32(m, o + 24, x, S, "poolSizeCount");
     else if (n0 >= 0) u32(m, o + 24, n0, S, "poolSizeCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDescriptorPoolCreateInfo (40 bytes) at byte `o` of `m`. */
@@ -2263,7 +2380,9 @@ export function structs() {
     if ((x = v.maxInlineUniformBlockBindings) !== undefined) {
       seen += u32(m, o + 16, x, S, "maxInlineUniformBlockBindings");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDescriptorPoolInlineUniformBlockCreateInfo (24 bytes) at byte `o` of `m`. */
@@ -2281,7 +2400,9 @@ export function structs() {
     let seen = 0, x;
     if ((x = v.type) !== undefined) seen += u32(m, o, x, S, "type");
     if ((x = v.descriptorCount) !== undefined) seen += u32(m, o + 4, x, S, "descriptorCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDescriptorPoolSize (8 bytes) at byte `o` of `m`. */
@@ -2316,7 +2437,9 @@ export function structs() {
     }
     if ((x = v.descriptorSetCount) !== undefined) seen += u32(m, o + 24, x, S, "descriptorSetCount");
     else if (n0 >= 0) u32(m, o + 24, n0, S, "descriptorSetCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDescriptorSetAllocateInfo (40 bytes) at byte `o` of `m`. */
@@ -2350,7 +2473,9 @@ export function structs() {
     }
     if ((x = v.descriptorCount) !== undefined) seen += u32(m, o + 8, x, S, "descriptorCount");
     else if (n0 >= 0) u32(m, o + 8, n0, S, "descriptorCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDescriptorSetLayoutBinding (24 bytes) at byte `o` of `m`. */
@@ -2387,7 +2512,9 @@ export function structs() {
     }
     if ((x = v.bindingCount) !== undefined) seen += u32(m, o + 16, x, S, "bindingCount");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "bindingCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDescriptorSetLayoutBindingFlagsCreateInfo (32 bytes) at byte `o` of `m`. */
@@ -2439,7 +2566,9 @@ export function structs() {
     }
     if ((x = v.bindingCount) !== undefined) seen += u32(m, o + 20, x, S, "bindingCount");
     else if (n0 >= 0) u32(m, o + 20, n0, S, "bindingCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDescriptorSetLayoutCreateInfo (32 bytes) at byte `o` of `m`. */
@@ -2464,7 +2593,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.supported) !== undefined) seen += u32(m, o + 16, x, S, "supported");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDescriptorSetLayoutSupport (24 bytes) at byte `o` of `m`. */
@@ -2499,7 +2630,9 @@ export function structs() {
     }
     if ((x = v.descriptorSetCount) !== undefined) seen += u32(m, o + 16, x, S, "descriptorSetCount");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "descriptorSetCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDescriptorSetVariableDescriptorCountAllocateInfo (32 bytes) at byte `o` of `m`. */
@@ -2525,7 +2658,9 @@ export function structs() {
     if ((x = v.maxVariableDescriptorCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "maxVariableDescriptorCount");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDescriptorSetVariableDescriptorCountLayoutSupport (24 bytes) at byte `o` of `m`. */
@@ -2589,7 +2724,9 @@ export function structs() {
     if ((x = v.descriptorUpdateEntryCount) !== undefined) {
       seen += u32(m, o + 20, x, S, "descriptorUpdateEntryCount");
     } else if (n0 >= 0) u32(m, o + 20, n0, S, "descriptorUpdateEntryCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDescriptorUpdateTemplateCreateInfo (72 bytes) at byte `o` of `m`. */
@@ -2618,7 +2755,9 @@ export function structs() {
     if ((x = v.descriptorType) !== undefined) seen += u32(m, o + 12, x, S, "descriptorType");
     if ((x = v.offset) !== undefined) seen += put64(m, o + 16, x, S, "offset");
     if ((x = v.stride) !== undefined) seen += put64(m, o + 24, x, S, "stride");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDescriptorUpdateTemplateEntry (32 bytes) at byte `o` of `m`. */
@@ -2663,7 +2802,9 @@ export function structs() {
         } else t = 0;
       }
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDeviceBufferMemoryRequirements (24 bytes) at byte `o` of `m`. */
@@ -2760,7 +2901,9 @@ export function structs() {
     else if (n1 >= 0) u32(m, o + 32, n1, S, "enabledLayerCount");
     if ((x = v.enabledExtensionCount) !== undefined) seen += u32(m, o + 48, x, S, "enabledExtensionCount");
     else if (n2 >= 0) u32(m, o + 48, n2, S, "enabledExtensionCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDeviceCreateInfo (72 bytes) at byte `o` of `m`. */
@@ -2791,7 +2934,9 @@ export function structs() {
     }
     if ((x = v.resourceDeviceIndex) !== undefined) seen += u32(m, o + 16, x, S, "resourceDeviceIndex");
     if ((x = v.memoryDeviceIndex) !== undefined) seen += u32(m, o + 20, x, S, "memoryDeviceIndex");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDeviceGroupBindSparseInfo (24 bytes) at byte `o` of `m`. */
@@ -2815,7 +2960,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.deviceMask) !== undefined) seen += u32(m, o + 16, x, S, "deviceMask");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDeviceGroupCommandBufferBeginInfo (24 bytes) at byte `o` of `m`. */
@@ -2850,7 +2997,9 @@ export function structs() {
     }
     if ((x = v.physicalDeviceCount) !== undefined) seen += u32(m, o + 16, x, S, "physicalDeviceCount");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "physicalDeviceCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDeviceGroupDeviceCreateInfo (32 bytes) at byte `o` of `m`. */
@@ -2902,7 +3051,9 @@ export function structs() {
     }
     if ((x = v.deviceRenderAreaCount) !== undefined) seen += u32(m, o + 20, x, S, "deviceRenderAreaCount");
     else if (n0 >= 0) u32(m, o + 20, n0, S, "deviceRenderAreaCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDeviceGroupRenderPassBeginInfo (32 bytes) at byte `o` of `m`. */
@@ -2967,7 +3118,9 @@ export function structs() {
     else if (n1 >= 0) u32(m, o + 32, n1, S, "commandBufferCount");
     if ((x = v.signalSemaphoreCount) !== undefined) seen += u32(m, o + 48, x, S, "signalSemaphoreCount");
     else if (n2 >= 0) u32(m, o + 48, n2, S, "signalSemaphoreCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDeviceGroupSubmitInfo (64 bytes) at byte `o` of `m`. */
@@ -3015,7 +3168,9 @@ export function structs() {
       }
     }
     if ((x = v.planeAspect) !== undefined) seen += u32(m, o + 24, x, S, "planeAspect");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDeviceImageMemoryRequirements (32 bytes) at byte `o` of `m`. */
@@ -3078,7 +3233,9 @@ export function structs() {
         } else t = 0;
       }
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDeviceImageSubresourceInfo (32 bytes) at byte `o` of `m`. */
@@ -3102,7 +3259,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.memory) !== undefined) seen += putPointer(m, o + 16, x, S, "memory");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDeviceMemoryOpaqueCaptureAddressInfo (24 bytes) at byte `o` of `m`. */
@@ -3272,7 +3431,9 @@ export function structs() {
     } else if (n0 >= 0) u32(m, o + 16, n0, S, "pipelineCacheCreateInfoCount");
     if ((x = v.pipelinePoolSizeCount) !== undefined) seen += u32(m, o + 32, x, S, "pipelinePoolSizeCount");
     else if (n1 >= 0) u32(m, o + 32, n1, S, "pipelinePoolSizeCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDeviceObjectReservationCreateInfo (200 bytes) at byte `o` of `m`. */
@@ -3337,7 +3498,9 @@ export function structs() {
     if ((x = v.privateDataSlotRequestCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "privateDataSlotRequestCount");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDevicePrivateDataCreateInfo (24 bytes) at byte `o` of `m`. */
@@ -3374,7 +3537,9 @@ export function structs() {
     }
     if ((x = v.queueCount) !== undefined) seen += u32(m, o + 24, x, S, "queueCount");
     else if (n0 >= 0) u32(m, o + 24, n0, S, "queueCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDeviceQueueCreateInfo (40 bytes) at byte `o` of `m`. */
@@ -3400,7 +3565,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.globalPriority) !== undefined) seen += u32(m, o + 16, x, S, "globalPriority");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDeviceQueueGlobalPriorityCreateInfo (24 bytes) at byte `o` of `m`. */
@@ -3425,7 +3592,9 @@ export function structs() {
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
     if ((x = v.queueFamilyIndex) !== undefined) seen += u32(m, o + 20, x, S, "queueFamilyIndex");
     if ((x = v.queueIndex) !== undefined) seen += u32(m, o + 24, x, S, "queueIndex");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDeviceQueueInfo2 (32 bytes) at byte `o` of `m`. */
@@ -3446,7 +3615,9 @@ export function structs() {
     if ((x = v.x) !== undefined) seen += u32(m, o, x, S, "x");
     if ((x = v.y) !== undefined) seen += u32(m, o + 4, x, S, "y");
     if ((x = v.z) !== undefined) seen += u32(m, o + 8, x, S, "z");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDispatchIndirectCommand (12 bytes) at byte `o` of `m`. */
@@ -3467,7 +3638,9 @@ export function structs() {
     if ((x = v.firstIndex) !== undefined) seen += u32(m, o + 8, x, S, "firstIndex");
     if ((x = v.vertexOffset) !== undefined) seen += i32(m, o + 12, x, S, "vertexOffset");
     if ((x = v.firstInstance) !== undefined) seen += u32(m, o + 16, x, S, "firstInstance");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDrawIndexedIndirectCommand (20 bytes) at byte `o` of `m`. */
@@ -3489,7 +3662,9 @@ export function structs() {
     if ((x = v.instanceCount) !== undefined) seen += u32(m, o + 4, x, S, "instanceCount");
     if ((x = v.firstVertex) !== undefined) seen += u32(m, o + 8, x, S, "firstVertex");
     if ((x = v.firstInstance) !== undefined) seen += u32(m, o + 12, x, S, "firstInstance");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDrawIndirectCommand (16 bytes) at byte `o` of `m`. */
@@ -3513,7 +3688,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkEventCreateInfo (24 bytes) at byte `o` of `m`. */
@@ -3536,7 +3713,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.handleTypes) !== undefined) seen += u32(m, o + 16, x, S, "handleTypes");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkExportFenceCreateInfo (24 bytes) at byte `o` of `m`. */
@@ -3559,7 +3738,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.handleTypes) !== undefined) seen += u32(m, o + 16, x, S, "handleTypes");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkExportMemoryAllocateInfo (24 bytes) at byte `o` of `m`. */
@@ -3582,7 +3763,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.handleTypes) !== undefined) seen += u32(m, o + 16, x, S, "handleTypes");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkExportSemaphoreCreateInfo (24 bytes) at byte `o` of `m`. */
@@ -3603,7 +3786,9 @@ export function structs() {
       fixedString(m, o, 256, x, S, "extensionName");
     }
     if ((x = v.specVersion) !== undefined) seen += u32(m, o + 256, x, S, "specVersion");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkExtensionProperties (260 bytes) at byte `o` of `m`. */
@@ -3620,7 +3805,9 @@ export function structs() {
     let seen = 0, x;
     if ((x = v.width) !== undefined) seen += u32(m, o, x, S, "width");
     if ((x = v.height) !== undefined) seen += u32(m, o + 4, x, S, "height");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkExtent2D (8 bytes) at byte `o` of `m`. */
@@ -3638,7 +3825,9 @@ export function structs() {
     if ((x = v.width) !== undefined) seen += u32(m, o, x, S, "width");
     if ((x = v.height) !== undefined) seen += u32(m, o + 4, x, S, "height");
     if ((x = v.depth) !== undefined) seen += u32(m, o + 8, x, S, "depth");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkExtent3D (12 bytes) at byte `o` of `m`. */
@@ -3665,7 +3854,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "externalMemoryProperties", x, "an object");
       writeVkExternalMemoryProperties(m, o + 16, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkExternalBufferProperties (32 bytes) at byte `o` of `m`. */
@@ -3692,7 +3883,9 @@ export function structs() {
     }
     if ((x = v.compatibleHandleTypes) !== undefined) seen += u32(m, o + 20, x, S, "compatibleHandleTypes");
     if ((x = v.externalFenceFeatures) !== undefined) seen += u32(m, o + 24, x, S, "externalFenceFeatures");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkExternalFenceProperties (32 bytes) at byte `o` of `m`. */
@@ -3721,7 +3914,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "externalMemoryProperties", x, "an object");
       writeVkExternalMemoryProperties(m, o + 16, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkExternalImageFormatProperties (32 bytes) at byte `o` of `m`. */
@@ -3744,7 +3939,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.handleTypes) !== undefined) seen += u32(m, o + 16, x, S, "handleTypes");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkExternalMemoryBufferCreateInfo (24 bytes) at byte `o` of `m`. */
@@ -3767,7 +3964,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.handleTypes) !== undefined) seen += u32(m, o + 16, x, S, "handleTypes");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkExternalMemoryImageCreateInfo (24 bytes) at byte `o` of `m`. */
@@ -3788,7 +3987,9 @@ export function structs() {
       seen += u32(m, o + 4, x, S, "exportFromImportedHandleTypes");
     }
     if ((x = v.compatibleHandleTypes) !== undefined) seen += u32(m, o + 8, x, S, "compatibleHandleTypes");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkExternalMemoryProperties (12 bytes) at byte `o` of `m`. */
@@ -3817,7 +4018,9 @@ export function structs() {
     if ((x = v.externalSemaphoreFeatures) !== undefined) {
       seen += u32(m, o + 24, x, S, "externalSemaphoreFeatures");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkExternalSemaphoreProperties (32 bytes) at byte `o` of `m`. */
@@ -3869,7 +4072,9 @@ export function structs() {
     if ((x = v.pfnFaultCallback) !== undefined) seen += putPointer(m, o + 32, x, S, "pfnFaultCallback");
     if ((x = v.faultCount) !== undefined) seen += u32(m, o + 16, x, S, "faultCount");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "faultCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkFaultCallbackInfo (40 bytes) at byte `o` of `m`. */
@@ -3894,7 +4099,9 @@ export function structs() {
     }
     if ((x = v.faultLevel) !== undefined) seen += u32(m, o + 16, x, S, "faultLevel");
     if ((x = v.faultType) !== undefined) seen += u32(m, o + 20, x, S, "faultType");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkFaultData (24 bytes) at byte `o` of `m`. */
@@ -3918,7 +4125,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkFenceCreateInfo (24 bytes) at byte `o` of `m`. */
@@ -3937,7 +4146,9 @@ export function structs() {
     if ((x = v.linearTilingFeatures) !== undefined) seen += u32(m, o, x, S, "linearTilingFeatures");
     if ((x = v.optimalTilingFeatures) !== undefined) seen += u32(m, o + 4, x, S, "optimalTilingFeatures");
     if ((x = v.bufferFeatures) !== undefined) seen += u32(m, o + 8, x, S, "bufferFeatures");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkFormatProperties (12 bytes) at byte `o` of `m`. */
@@ -3964,7 +4175,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "formatProperties", x, "an object");
       writeVkFormatProperties(m, o + 16, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkFormatProperties2 (32 bytes) at byte `o` of `m`. */
@@ -3989,7 +4202,9 @@ export function structs() {
     if ((x = v.linearTilingFeatures) !== undefined) seen += put64(m, o + 16, x, S, "linearTilingFeatures");
     if ((x = v.optimalTilingFeatures) !== undefined) seen += put64(m, o + 24, x, S, "optimalTilingFeatures");
     if ((x = v.bufferFeatures) !== undefined) seen += put64(m, o + 32, x, S, "bufferFeatures");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkFormatProperties3 (40 bytes) at byte `o` of `m`. */
@@ -4031,7 +4246,9 @@ export function structs() {
     }
     if ((x = v.viewFormatCount) !== undefined) seen += u32(m, o + 36, x, S, "viewFormatCount");
     else if (n0 >= 0) u32(m, o + 36, n0, S, "viewFormatCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkFramebufferAttachmentImageInfo (48 bytes) at byte `o` of `m`. */
@@ -4093,7 +4310,9 @@ export function structs() {
     if ((x = v.attachmentImageInfoCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "attachmentImageInfoCount");
     } else if (n0 >= 0) u32(m, o + 16, n0, S, "attachmentImageInfoCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkFramebufferAttachmentsCreateInfo (32 bytes) at byte `o` of `m`. */
@@ -4134,7 +4353,9 @@ export function structs() {
     if ((x = v.layers) !== undefined) seen += u32(m, o + 56, x, S, "layers");
     if ((x = v.attachmentCount) !== undefined) seen += u32(m, o + 32, x, S, "attachmentCount");
     else if (n0 >= 0) u32(m, o + 32, n0, S, "attachmentCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkFramebufferCreateInfo (64 bytes) at byte `o` of `m`. */
@@ -4411,7 +4632,9 @@ export function structs() {
     if ((x = v.basePipelineIndex) !== undefined) seen += i32(m, o + 136, x, S, "basePipelineIndex");
     if ((x = v.stageCount) !== undefined) seen += u32(m, o + 20, x, S, "stageCount");
     else if (n0 >= 0) u32(m, o + 20, n0, S, "stageCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkGraphicsPipelineCreateInfo (144 bytes) at byte `o` of `m`. */
@@ -4451,7 +4674,9 @@ export function structs() {
     }
     if ((x = v.optimalDeviceAccess) !== undefined) seen += u32(m, o + 16, x, S, "optimalDeviceAccess");
     if ((x = v.identicalMemoryLayout) !== undefined) seen += u32(m, o + 20, x, S, "identicalMemoryLayout");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkHostImageCopyDevicePerformanceQuery (24 bytes) at byte `o` of `m`. */
@@ -4482,7 +4707,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "subresourceRange", x, "an object");
       writeVkImageSubresourceRange(m, o + 32, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkHostImageLayoutTransitionInfo (56 bytes) at byte `o` of `m`. */
@@ -4521,7 +4748,9 @@ export function structs() {
       if (!Array.isArray(x) || x.length > 2) badValue(S, "dstOffsets", x, "an array of at most 2 objects");
       for (let i = 0; i < x.length; i++) writeVkOffset3D(m, o + 56 + i * 12, x[i], 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImageBlit (80 bytes) at byte `o` of `m`. */
@@ -4564,7 +4793,9 @@ export function structs() {
       if (!Array.isArray(x) || x.length > 2) badValue(S, "dstOffsets", x, "an array of at most 2 objects");
       for (let i = 0; i < x.length; i++) writeVkOffset3D(m, o + 72 + i * 12, x[i], 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImageBlit2 (96 bytes) at byte `o` of `m`. */
@@ -4608,7 +4839,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "extent", x, "an object");
       writeVkExtent3D(m, o + 56, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImageCopy (68 bytes) at byte `o` of `m`. */
@@ -4657,7 +4890,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "extent", x, "an object");
       writeVkExtent3D(m, o + 72, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImageCopy2 (88 bytes) at byte `o` of `m`. */
@@ -4711,7 +4946,9 @@ export function structs() {
     if ((x = v.initialLayout) !== undefined) seen += u32(m, o + 80, x, S, "initialLayout");
     if ((x = v.queueFamilyIndexCount) !== undefined) seen += u32(m, o + 64, x, S, "queueFamilyIndexCount");
     else if (n0 >= 0) u32(m, o + 64, n0, S, "queueFamilyIndexCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImageCreateInfo (88 bytes) at byte `o` of `m`. */
@@ -4758,7 +4995,9 @@ export function structs() {
     }
     if ((x = v.viewFormatCount) !== undefined) seen += u32(m, o + 16, x, S, "viewFormatCount");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "viewFormatCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImageFormatListCreateInfo (32 bytes) at byte `o` of `m`. */
@@ -4784,7 +5023,9 @@ export function structs() {
     if ((x = v.maxArrayLayers) !== undefined) seen += u32(m, o + 16, x, S, "maxArrayLayers");
     if ((x = v.sampleCounts) !== undefined) seen += u32(m, o + 20, x, S, "sampleCounts");
     if ((x = v.maxResourceSize) !== undefined) seen += put64(m, o + 24, x, S, "maxResourceSize");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImageFormatProperties (32 bytes) at byte `o` of `m`. */
@@ -4813,7 +5054,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "imageFormatProperties", x, "an object");
       writeVkImageFormatProperties(m, o + 16, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImageFormatProperties2 (48 bytes) at byte `o` of `m`. */
@@ -4847,7 +5090,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "subresourceRange", x, "an object");
       writeVkImageSubresourceRange(m, o + 48, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImageMemoryBarrier (72 bytes) at byte `o` of `m`. */
@@ -4890,7 +5135,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "subresourceRange", x, "an object");
       writeVkImageSubresourceRange(m, o + 72, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImageMemoryBarrier2 (96 bytes) at byte `o` of `m`. */
@@ -4922,7 +5169,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.image) !== undefined) seen += putPointer(m, o + 16, x, S, "image");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImageMemoryRequirementsInfo2 (24 bytes) at byte `o` of `m`. */
@@ -4945,7 +5194,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.planeAspect) !== undefined) seen += u32(m, o + 16, x, S, "planeAspect");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImagePlaneMemoryRequirementsInfo (24 bytes) at byte `o` of `m`. */
@@ -4986,7 +5237,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "extent", x, "an object");
       writeVkExtent3D(m, o + 56, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImageResolve (68 bytes) at byte `o` of `m`. */
@@ -5035,7 +5288,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "extent", x, "an object");
       writeVkExtent3D(m, o + 72, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImageResolve2 (88 bytes) at byte `o` of `m`. */
@@ -5062,7 +5317,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.image) !== undefined) seen += putPointer(m, o + 16, x, S, "image");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImageSparseMemoryRequirementsInfo2 (24 bytes) at byte `o` of `m`. */
@@ -5085,7 +5342,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.stencilUsage) !== undefined) seen += u32(m, o + 16, x, S, "stencilUsage");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImageStencilUsageCreateInfo (24 bytes) at byte `o` of `m`. */
@@ -5104,7 +5363,9 @@ export function structs() {
     if ((x = v.aspectMask) !== undefined) seen += u32(m, o, x, S, "aspectMask");
     if ((x = v.mipLevel) !== undefined) seen += u32(m, o + 4, x, S, "mipLevel");
     if ((x = v.arrayLayer) !== undefined) seen += u32(m, o + 8, x, S, "arrayLayer");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImageSubresource (12 bytes) at byte `o` of `m`. */
@@ -5131,7 +5392,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "imageSubresource", x, "an object");
       writeVkImageSubresource(m, o + 16, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImageSubresource2 (32 bytes) at byte `o` of `m`. */
@@ -5151,7 +5414,9 @@ export function structs() {
     if ((x = v.mipLevel) !== undefined) seen += u32(m, o + 4, x, S, "mipLevel");
     if ((x = v.baseArrayLayer) !== undefined) seen += u32(m, o + 8, x, S, "baseArrayLayer");
     if ((x = v.layerCount) !== undefined) seen += u32(m, o + 12, x, S, "layerCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImageSubresourceLayers (16 bytes) at byte `o` of `m`. */
@@ -5173,7 +5438,9 @@ export function structs() {
     if ((x = v.levelCount) !== undefined) seen += u32(m, o + 8, x, S, "levelCount");
     if ((x = v.baseArrayLayer) !== undefined) seen += u32(m, o + 12, x, S, "baseArrayLayer");
     if ((x = v.layerCount) !== undefined) seen += u32(m, o + 16, x, S, "layerCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImageSubresourceRange (20 bytes) at byte `o` of `m`. */
@@ -5218,7 +5485,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "imageExtent", x, "an object");
       writeVkExtent3D(m, o + 60, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImageToMemoryCopy (72 bytes) at byte `o` of `m`. */
@@ -5259,7 +5528,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "subresourceRange", x, "an object");
       writeVkImageSubresourceRange(m, o + 56, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImageViewCreateInfo (80 bytes) at byte `o` of `m`. */
@@ -5287,7 +5558,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.usage) !== undefined) seen += u32(m, o + 16, x, S, "usage");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImageViewUsageCreateInfo (24 bytes) at byte `o` of `m`. */
@@ -5306,7 +5579,9 @@ export function structs() {
     if ((x = v.subpass) !== undefined) seen += u32(m, o, x, S, "subpass");
     if ((x = v.inputAttachmentIndex) !== undefined) seen += u32(m, o + 4, x, S, "inputAttachmentIndex");
     if ((x = v.aspectMask) !== undefined) seen += u32(m, o + 8, x, S, "aspectMask");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkInputAttachmentAspectReference (12 bytes) at byte `o` of `m`. */
@@ -5375,7 +5650,9 @@ export function structs() {
     else if (n0 >= 0) u32(m, o + 32, n0, S, "enabledLayerCount");
     if ((x = v.enabledExtensionCount) !== undefined) seen += u32(m, o + 48, x, S, "enabledExtensionCount");
     else if (n1 >= 0) u32(m, o + 48, n1, S, "enabledExtensionCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkInstanceCreateInfo (64 bytes) at byte `o` of `m`. */
@@ -5406,7 +5683,9 @@ export function structs() {
       seen++;
       fixedString(m, o + 264, 256, x, S, "description");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkLayerProperties (520 bytes) at byte `o` of `m`. */
@@ -5432,7 +5711,9 @@ export function structs() {
     if ((x = v.memory) !== undefined) seen += putPointer(m, o + 16, x, S, "memory");
     if ((x = v.offset) !== undefined) seen += put64(m, o + 24, x, S, "offset");
     if ((x = v.size) !== undefined) seen += put64(m, o + 32, x, S, "size");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkMappedMemoryRange (40 bytes) at byte `o` of `m`. */
@@ -5458,7 +5739,9 @@ export function structs() {
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
     if ((x = v.deviceMask) !== undefined) seen += u32(m, o + 20, x, S, "deviceMask");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkMemoryAllocateFlagsInfo (24 bytes) at byte `o` of `m`. */
@@ -5483,7 +5766,9 @@ export function structs() {
     }
     if ((x = v.allocationSize) !== undefined) seen += put64(m, o + 16, x, S, "allocationSize");
     if ((x = v.memoryTypeIndex) !== undefined) seen += u32(m, o + 24, x, S, "memoryTypeIndex");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkMemoryAllocateInfo (32 bytes) at byte `o` of `m`. */
@@ -5508,7 +5793,9 @@ export function structs() {
     }
     if ((x = v.srcAccessMask) !== undefined) seen += u32(m, o + 16, x, S, "srcAccessMask");
     if ((x = v.dstAccessMask) !== undefined) seen += u32(m, o + 20, x, S, "dstAccessMask");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkMemoryBarrier (24 bytes) at byte `o` of `m`. */
@@ -5535,7 +5822,9 @@ export function structs() {
     if ((x = v.srcAccessMask) !== undefined) seen += put64(m, o + 24, x, S, "srcAccessMask");
     if ((x = v.dstStageMask) !== undefined) seen += put64(m, o + 32, x, S, "dstStageMask");
     if ((x = v.dstAccessMask) !== undefined) seen += put64(m, o + 40, x, S, "dstAccessMask");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkMemoryBarrier2 (48 bytes) at byte `o` of `m`. */
@@ -5562,7 +5851,9 @@ export function structs() {
     }
     if ((x = v.image) !== undefined) seen += putPointer(m, o + 16, x, S, "image");
     if ((x = v.buffer) !== undefined) seen += putPointer(m, o + 24, x, S, "buffer");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkMemoryDedicatedAllocateInfo (32 bytes) at byte `o` of `m`. */
@@ -5591,7 +5882,9 @@ export function structs() {
     if ((x = v.requiresDedicatedAllocation) !== undefined) {
       seen += u32(m, o + 20, x, S, "requiresDedicatedAllocation");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkMemoryDedicatedRequirements (24 bytes) at byte `o` of `m`. */
@@ -5610,7 +5903,9 @@ export function structs() {
     let seen = 0, x;
     if ((x = v.size) !== undefined) seen += put64(m, o, x, S, "size");
     if ((x = v.flags) !== undefined) seen += u32(m, o + 8, x, S, "flags");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkMemoryHeap (16 bytes) at byte `o` of `m`. */
@@ -5635,7 +5930,9 @@ export function structs() {
     if ((x = v.memory) !== undefined) seen += putPointer(m, o + 24, x, S, "memory");
     if ((x = v.offset) !== undefined) seen += put64(m, o + 32, x, S, "offset");
     if ((x = v.size) !== undefined) seen += put64(m, o + 40, x, S, "size");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkMemoryMapInfo (48 bytes) at byte `o` of `m`. */
@@ -5661,7 +5958,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.opaqueCaptureAddress) !== undefined) seen += put64(m, o + 16, x, S, "opaqueCaptureAddress");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkMemoryOpaqueCaptureAddressAllocateInfo (24 bytes) at byte `o` of `m`. */
@@ -5680,7 +5979,9 @@ export function structs() {
     if ((x = v.size) !== undefined) seen += put64(m, o, x, S, "size");
     if ((x = v.alignment) !== undefined) seen += put64(m, o + 8, x, S, "alignment");
     if ((x = v.memoryTypeBits) !== undefined) seen += u32(m, o + 16, x, S, "memoryTypeBits");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkMemoryRequirements (24 bytes) at byte `o` of `m`. */
@@ -5707,7 +6008,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "memoryRequirements", x, "an object");
       writeVkMemoryRequirements(m, o + 16, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkMemoryRequirements2 (40 bytes) at byte `o` of `m`. */
@@ -5750,7 +6053,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "imageExtent", x, "an object");
       writeVkExtent3D(m, o + 60, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkMemoryToImageCopy (72 bytes) at byte `o` of `m`. */
@@ -5773,7 +6078,9 @@ export function structs() {
     let seen = 0, x;
     if ((x = v.propertyFlags) !== undefined) seen += u32(m, o, x, S, "propertyFlags");
     if ((x = v.heapIndex) !== undefined) seen += u32(m, o + 4, x, S, "heapIndex");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkMemoryType (8 bytes) at byte `o` of `m`. */
@@ -5796,7 +6103,9 @@ export function structs() {
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
     if ((x = v.memory) !== undefined) seen += putPointer(m, o + 24, x, S, "memory");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkMemoryUnmapInfo (32 bytes) at byte `o` of `m`. */
@@ -5815,7 +6124,9 @@ export function structs() {
     let seen = 0, x;
     if ((x = v.x) !== undefined) seen += i32(m, o, x, S, "x");
     if ((x = v.y) !== undefined) seen += i32(m, o + 4, x, S, "y");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkOffset2D (8 bytes) at byte `o` of `m`. */
@@ -5833,7 +6144,9 @@ export function structs() {
     if ((x = v.x) !== undefined) seen += i32(m, o, x, S, "x");
     if ((x = v.y) !== undefined) seen += i32(m, o + 4, x, S, "y");
     if ((x = v.z) !== undefined) seen += i32(m, o + 8, x, S, "z");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkOffset3D (12 bytes) at byte `o` of `m`. */
@@ -5863,7 +6176,9 @@ export function structs() {
     }
     if ((x = v.storagePushConstant16) !== undefined) seen += u32(m, o + 24, x, S, "storagePushConstant16");
     if ((x = v.storageInputOutput16) !== undefined) seen += u32(m, o + 28, x, S, "storageInputOutput16");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDevice16BitStorageFeatures (32 bytes) at byte `o` of `m`. */
@@ -5895,7 +6210,9 @@ export function structs() {
       seen += u32(m, o + 20, x, S, "uniformAndStorageBuffer8BitAccess");
     }
     if ((x = v.storagePushConstant8) !== undefined) seen += u32(m, o + 24, x, S, "storagePushConstant8");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDevice8BitStorageFeatures (32 bytes) at byte `o` of `m`. */
@@ -5926,7 +6243,9 @@ export function structs() {
     if ((x = v.bufferDeviceAddressMultiDevice) !== undefined) {
       seen += u32(m, o + 24, x, S, "bufferDeviceAddressMultiDevice");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceBufferDeviceAddressFeatures (32 bytes) at byte `o` of `m`. */
@@ -5958,7 +6277,9 @@ export function structs() {
     }
     if ((x = v.independentResolveNone) !== undefined) seen += u32(m, o + 24, x, S, "independentResolveNone");
     if ((x = v.independentResolve) !== undefined) seen += u32(m, o + 28, x, S, "independentResolve");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceDepthStencilResolveProperties (32 bytes) at byte `o` of `m`. */
@@ -6041,7 +6362,9 @@ export function structs() {
       seen += u32(m, o + 88, x, S, "descriptorBindingVariableDescriptorCount");
     }
     if ((x = v.runtimeDescriptorArray) !== undefined) seen += u32(m, o + 92, x, S, "runtimeDescriptorArray");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceDescriptorIndexingFeatures (96 bytes) at byte `o` of `m`. */
@@ -6151,7 +6474,9 @@ export function structs() {
     if ((x = v.maxDescriptorSetUpdateAfterBindInputAttachments) !== undefined) {
       seen += u32(m, o + 104, x, S, "maxDescriptorSetUpdateAfterBindInputAttachments");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceDescriptorIndexingProperties (112 bytes) at byte `o` of `m`. */
@@ -6209,7 +6534,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "conformanceVersion", x, "an object");
       writeVkConformanceVersion(m, o + 532, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceDriverProperties (536 bytes) at byte `o` of `m`. */
@@ -6235,7 +6562,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.dynamicRendering) !== undefined) seen += u32(m, o + 16, x, S, "dynamicRendering");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceDynamicRenderingFeatures (24 bytes) at byte `o` of `m`. */
@@ -6260,7 +6589,9 @@ export function structs() {
     if ((x = v.dynamicRenderingLocalRead) !== undefined) {
       seen += u32(m, o + 16, x, S, "dynamicRenderingLocalRead");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceDynamicRenderingLocalReadFeatures (24 bytes) at byte `o` of `m`. */
@@ -6285,7 +6616,9 @@ export function structs() {
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
     if ((x = v.usage) !== undefined) seen += u32(m, o + 20, x, S, "usage");
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 24, x, S, "handleType");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceExternalBufferInfo (32 bytes) at byte `o` of `m`. */
@@ -6310,7 +6643,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 16, x, S, "handleType");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceExternalFenceInfo (24 bytes) at byte `o` of `m`. */
@@ -6333,7 +6668,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 16, x, S, "handleType");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceExternalImageFormatInfo (24 bytes) at byte `o` of `m`. */
@@ -6356,7 +6693,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 16, x, S, "handleType");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceExternalSemaphoreInfo (24 bytes) at byte `o` of `m`. */
@@ -6469,7 +6808,9 @@ export function structs() {
       seen += u32(m, o + 212, x, S, "variableMultisampleRate");
     }
     if ((x = v.inheritedQueries) !== undefined) seen += u32(m, o + 216, x, S, "inheritedQueries");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceFeatures (220 bytes) at byte `o` of `m`. */
@@ -6548,7 +6889,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "features", x, "an object");
       writeVkPhysicalDeviceFeatures(m, o + 16, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceFeatures2 (240 bytes) at byte `o` of `m`. */
@@ -6621,7 +6964,9 @@ export function structs() {
     if ((x = v.shaderRoundingModeRTZFloat64) !== undefined) {
       seen += u32(m, o + 80, x, S, "shaderRoundingModeRTZFloat64");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceFloatControlsProperties (88 bytes) at byte `o` of `m`. */
@@ -6660,7 +7005,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.globalPriorityQuery) !== undefined) seen += u32(m, o + 16, x, S, "globalPriorityQuery");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceGlobalPriorityQueryFeatures (24 bytes) at byte `o` of `m`. */
@@ -6688,7 +7035,9 @@ export function structs() {
       fixedArray(m, o + 24, "pointer", 8, 32, x, S, "physicalDevices");
     }
     if ((x = v.subsetAllocation) !== undefined) seen += u32(m, o + 280, x, S, "subsetAllocation");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceGroupProperties (288 bytes) at byte `o` of `m`. */
@@ -6713,7 +7062,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.hostImageCopy) !== undefined) seen += u32(m, o + 16, x, S, "hostImageCopy");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceHostImageCopyFeatures (24 bytes) at byte `o` of `m`. */
@@ -6768,7 +7119,9 @@ export function structs() {
     else if (n0 >= 0) u32(m, o + 16, n0, S, "copySrcLayoutCount");
     if ((x = v.copyDstLayoutCount) !== undefined) seen += u32(m, o + 32, x, S, "copyDstLayoutCount");
     else if (n1 >= 0) u32(m, o + 32, n1, S, "copyDstLayoutCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceHostImageCopyProperties (72 bytes) at byte `o` of `m`. */
@@ -6796,7 +7149,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.hostQueryReset) !== undefined) seen += u32(m, o + 16, x, S, "hostQueryReset");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceHostQueryResetFeatures (24 bytes) at byte `o` of `m`. */
@@ -6832,7 +7187,9 @@ export function structs() {
     }
     if ((x = v.deviceNodeMask) !== undefined) seen += u32(m, o + 56, x, S, "deviceNodeMask");
     if ((x = v.deviceLUIDValid) !== undefined) seen += u32(m, o + 60, x, S, "deviceLUIDValid");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceIDProperties (64 bytes) at byte `o` of `m`. */
@@ -6863,7 +7220,9 @@ export function structs() {
     if ((x = v.tiling) !== undefined) seen += u32(m, o + 24, x, S, "tiling");
     if ((x = v.usage) !== undefined) seen += u32(m, o + 28, x, S, "usage");
     if ((x = v.flags) !== undefined) seen += u32(m, o + 32, x, S, "flags");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceImageFormatInfo2 (40 bytes) at byte `o` of `m`. */
@@ -6890,7 +7249,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.robustImageAccess) !== undefined) seen += u32(m, o + 16, x, S, "robustImageAccess");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceImageRobustnessFeatures (24 bytes) at byte `o` of `m`. */
@@ -6913,7 +7274,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.imagelessFramebuffer) !== undefined) seen += u32(m, o + 16, x, S, "imagelessFramebuffer");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceImagelessFramebufferFeatures (24 bytes) at byte `o` of `m`. */
@@ -6936,7 +7299,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.indexTypeUint8) !== undefined) seen += u32(m, o + 16, x, S, "indexTypeUint8");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceIndexTypeUint8Features (24 bytes) at byte `o` of `m`. */
@@ -6962,7 +7327,9 @@ export function structs() {
     if ((x = v.descriptorBindingInlineUniformBlockUpdateAfterBind) !== undefined) {
       seen += u32(m, o + 20, x, S, "descriptorBindingInlineUniformBlockUpdateAfterBind");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceInlineUniformBlockFeatures (24 bytes) at byte `o` of `m`. */
@@ -7000,7 +7367,9 @@ export function structs() {
     if ((x = v.maxDescriptorSetUpdateAfterBindInlineUniformBlocks) !== undefined) {
       seen += u32(m, o + 32, x, S, "maxDescriptorSetUpdateAfterBindInlineUniformBlocks");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceInlineUniformBlockProperties (40 bytes) at byte `o` of `m`. */
@@ -7266,7 +7635,9 @@ export function structs() {
       seen += put64(m, o + 488, x, S, "optimalBufferCopyRowPitchAlignment");
     }
     if ((x = v.nonCoherentAtomSize) !== undefined) seen += put64(m, o + 496, x, S, "nonCoherentAtomSize");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceLimits (504 bytes) at byte `o` of `m`. */
@@ -7399,7 +7770,9 @@ export function structs() {
     }
     if ((x = v.stippledBresenhamLines) !== undefined) seen += u32(m, o + 32, x, S, "stippledBresenhamLines");
     if ((x = v.stippledSmoothLines) !== undefined) seen += u32(m, o + 36, x, S, "stippledSmoothLines");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceLineRasterizationFeatures (40 bytes) at byte `o` of `m`. */
@@ -7429,7 +7802,9 @@ export function structs() {
     if ((x = v.lineSubPixelPrecisionBits) !== undefined) {
       seen += u32(m, o + 16, x, S, "lineSubPixelPrecisionBits");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceLineRasterizationProperties (24 bytes) at byte `o` of `m`. */
@@ -7455,7 +7830,9 @@ export function structs() {
     if ((x = v.maxMemoryAllocationSize) !== undefined) {
       seen += put64(m, o + 24, x, S, "maxMemoryAllocationSize");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceMaintenance3Properties (32 bytes) at byte `o` of `m`. */
@@ -7479,7 +7856,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.maintenance4) !== undefined) seen += u32(m, o + 16, x, S, "maintenance4");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceMaintenance4Features (24 bytes) at byte `o` of `m`. */
@@ -7502,7 +7881,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.maxBufferSize) !== undefined) seen += put64(m, o + 16, x, S, "maxBufferSize");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceMaintenance4Properties (24 bytes) at byte `o` of `m`. */
@@ -7525,7 +7906,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.maintenance5) !== undefined) seen += u32(m, o + 16, x, S, "maintenance5");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceMaintenance5Features (24 bytes) at byte `o` of `m`. */
@@ -7563,7 +7946,9 @@ export function structs() {
     if ((x = v.nonStrictWideLinesUseParallelogram) !== undefined) {
       seen += u32(m, o + 36, x, S, "nonStrictWideLinesUseParallelogram");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceMaintenance5Properties (40 bytes) at byte `o` of `m`. */
@@ -7591,7 +7976,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.maintenance6) !== undefined) seen += u32(m, o + 16, x, S, "maintenance6");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceMaintenance6Features (24 bytes) at byte `o` of `m`. */
@@ -7622,7 +8009,9 @@ export function structs() {
     if ((x = v.fragmentShadingRateClampCombinerInputs) !== undefined) {
       seen += u32(m, o + 24, x, S, "fragmentShadingRateClampCombinerInputs");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceMaintenance6Properties (32 bytes) at byte `o` of `m`. */
@@ -7652,7 +8041,9 @@ export function structs() {
       if (!Array.isArray(x) || x.length > 16) badValue(S, "memoryHeaps", x, "an array of at most 16 objects");
       for (let i = 0; i < x.length; i++) writeVkMemoryHeap(m, o + 264 + i * 16, x[i], 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceMemoryProperties (520 bytes) at byte `o` of `m`. */
@@ -7730,7 +8121,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "memoryProperties", x, "an object");
       writeVkPhysicalDeviceMemoryProperties(m, o + 16, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceMemoryProperties2 (536 bytes) at byte `o` of `m`. */
@@ -7759,7 +8152,9 @@ export function structs() {
     if ((x = v.multiviewTessellationShader) !== undefined) {
       seen += u32(m, o + 24, x, S, "multiviewTessellationShader");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceMultiviewFeatures (32 bytes) at byte `o` of `m`. */
@@ -7787,7 +8182,9 @@ export function structs() {
     if ((x = v.maxMultiviewInstanceIndex) !== undefined) {
       seen += u32(m, o + 20, x, S, "maxMultiviewInstanceIndex");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceMultiviewProperties (24 bytes) at byte `o` of `m`. */
@@ -7813,7 +8210,9 @@ export function structs() {
     if ((x = v.pipelineCreationCacheControl) !== undefined) {
       seen += u32(m, o + 16, x, S, "pipelineCreationCacheControl");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDevicePipelineCreationCacheControlFeatures (24 bytes) at byte `o` of `m`. */
@@ -7838,7 +8237,9 @@ export function structs() {
     if ((x = v.pipelineProtectedAccess) !== undefined) {
       seen += u32(m, o + 16, x, S, "pipelineProtectedAccess");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDevicePipelineProtectedAccessFeatures (24 bytes) at byte `o` of `m`. */
@@ -7861,7 +8262,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.pipelineRobustness) !== undefined) seen += u32(m, o + 16, x, S, "pipelineRobustness");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDevicePipelineRobustnessFeatures (24 bytes) at byte `o` of `m`. */
@@ -7895,7 +8298,9 @@ export function structs() {
     if ((x = v.defaultRobustnessImages) !== undefined) {
       seen += u32(m, o + 28, x, S, "defaultRobustnessImages");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDevicePipelineRobustnessProperties (32 bytes) at byte `o` of `m`. */
@@ -7921,7 +8326,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.pointClippingBehavior) !== undefined) seen += u32(m, o + 16, x, S, "pointClippingBehavior");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDevicePointClippingProperties (24 bytes) at byte `o` of `m`. */
@@ -7944,7 +8351,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.privateData) !== undefined) seen += u32(m, o + 16, x, S, "privateData");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDevicePrivateDataFeatures (24 bytes) at byte `o` of `m`. */
@@ -7983,7 +8392,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "sparseProperties", x, "an object");
       writeVkPhysicalDeviceSparseProperties(m, o + 800, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceProperties (824 bytes) at byte `o` of `m`. */
@@ -8016,7 +8427,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "properties", x, "an object");
       writeVkPhysicalDeviceProperties(m, o + 16, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceProperties2 (840 bytes) at byte `o` of `m`. */
@@ -8039,7 +8452,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.protectedMemory) !== undefined) seen += u32(m, o + 16, x, S, "protectedMemory");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceProtectedMemoryFeatures (24 bytes) at byte `o` of `m`. */
@@ -8062,7 +8477,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.protectedNoFault) !== undefined) seen += u32(m, o + 16, x, S, "protectedNoFault");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceProtectedMemoryProperties (24 bytes) at byte `o` of `m`. */
@@ -8085,7 +8502,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.maxPushDescriptors) !== undefined) seen += u32(m, o + 16, x, S, "maxPushDescriptors");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDevicePushDescriptorProperties (24 bytes) at byte `o` of `m`. */
@@ -8113,7 +8532,9 @@ export function structs() {
     if ((x = v.filterMinmaxImageComponentMapping) !== undefined) {
       seen += u32(m, o + 20, x, S, "filterMinmaxImageComponentMapping");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceSamplerFilterMinmaxProperties (24 bytes) at byte `o` of `m`. */
@@ -8137,7 +8558,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.samplerYcbcrConversion) !== undefined) seen += u32(m, o + 16, x, S, "samplerYcbcrConversion");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceSamplerYcbcrConversionFeatures (24 bytes) at byte `o` of `m`. */
@@ -8160,7 +8583,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.scalarBlockLayout) !== undefined) seen += u32(m, o + 16, x, S, "scalarBlockLayout");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceScalarBlockLayoutFeatures (24 bytes) at byte `o` of `m`. */
@@ -8185,7 +8610,9 @@ export function structs() {
     if ((x = v.separateDepthStencilLayouts) !== undefined) {
       seen += u32(m, o + 16, x, S, "separateDepthStencilLayouts");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceSeparateDepthStencilLayoutsFeatures (24 bytes) at byte `o` of `m`. */
@@ -8213,7 +8640,9 @@ export function structs() {
     if ((x = v.shaderSharedInt64Atomics) !== undefined) {
       seen += u32(m, o + 20, x, S, "shaderSharedInt64Atomics");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceShaderAtomicInt64Features (24 bytes) at byte `o` of `m`. */
@@ -8239,7 +8668,9 @@ export function structs() {
     if ((x = v.shaderDemoteToHelperInvocation) !== undefined) {
       seen += u32(m, o + 16, x, S, "shaderDemoteToHelperInvocation");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceShaderDemoteToHelperInvocationFeatures (24 bytes) at byte `o` of `m`. */
@@ -8262,7 +8693,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.shaderDrawParameters) !== undefined) seen += u32(m, o + 16, x, S, "shaderDrawParameters");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceShaderDrawParametersFeatures (24 bytes) at byte `o` of `m`. */
@@ -8285,7 +8718,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.shaderExpectAssume) !== undefined) seen += u32(m, o + 16, x, S, "shaderExpectAssume");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceShaderExpectAssumeFeatures (24 bytes) at byte `o` of `m`. */
@@ -8309,7 +8744,9 @@ export function structs() {
     }
     if ((x = v.shaderFloat16) !== undefined) seen += u32(m, o + 16, x, S, "shaderFloat16");
     if ((x = v.shaderInt8) !== undefined) seen += u32(m, o + 20, x, S, "shaderInt8");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceShaderFloat16Int8Features (24 bytes) at byte `o` of `m`. */
@@ -8333,7 +8770,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.shaderFloatControls2) !== undefined) seen += u32(m, o + 16, x, S, "shaderFloatControls2");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceShaderFloatControls2Features (24 bytes) at byte `o` of `m`. */
@@ -8358,7 +8797,9 @@ export function structs() {
     if ((x = v.shaderIntegerDotProduct) !== undefined) {
       seen += u32(m, o + 16, x, S, "shaderIntegerDotProduct");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceShaderIntegerDotProductFeatures (24 bytes) at byte `o` of `m`. */
@@ -8476,7 +8917,9 @@ export function structs() {
     if ((x = v.integerDotProductAccumulatingSaturating64BitMixedSignednessAccelerated) !== undefined) {
       seen += u32(m, o + 132, x, S, "integerDotProductAccumulatingSaturating64BitMixedSignednessAccelerated");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceShaderIntegerDotProductProperties (136 bytes) at byte `o` of `m`. */
@@ -8530,7 +8973,9 @@ export function structs() {
     if ((x = v.shaderSubgroupExtendedTypes) !== undefined) {
       seen += u32(m, o + 16, x, S, "shaderSubgroupExtendedTypes");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceShaderSubgroupExtendedTypesFeatures (24 bytes) at byte `o` of `m`. */
@@ -8556,7 +9001,9 @@ export function structs() {
     if ((x = v.shaderSubgroupRotateClustered) !== undefined) {
       seen += u32(m, o + 20, x, S, "shaderSubgroupRotateClustered");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceShaderSubgroupRotateFeatures (24 bytes) at byte `o` of `m`. */
@@ -8582,7 +9029,9 @@ export function structs() {
     if ((x = v.shaderTerminateInvocation) !== undefined) {
       seen += u32(m, o + 16, x, S, "shaderTerminateInvocation");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceShaderTerminateInvocationFeatures (24 bytes) at byte `o` of `m`. */
@@ -8609,7 +9058,9 @@ export function structs() {
     if ((x = v.samples) !== undefined) seen += u32(m, o + 24, x, S, "samples");
     if ((x = v.usage) !== undefined) seen += u32(m, o + 28, x, S, "usage");
     if ((x = v.tiling) !== undefined) seen += u32(m, o + 32, x, S, "tiling");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceSparseImageFormatInfo2 (40 bytes) at byte `o` of `m`. */
@@ -8644,7 +9095,9 @@ export function structs() {
     if ((x = v.residencyNonResidentStrict) !== undefined) {
       seen += u32(m, o + 16, x, S, "residencyNonResidentStrict");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceSparseProperties (20 bytes) at byte `o` of `m`. */
@@ -8674,7 +9127,9 @@ export function structs() {
     if ((x = v.quadOperationsInAllStages) !== undefined) {
       seen += u32(m, o + 28, x, S, "quadOperationsInAllStages");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceSubgroupProperties (32 bytes) at byte `o` of `m`. */
@@ -8701,7 +9156,9 @@ export function structs() {
     }
     if ((x = v.subgroupSizeControl) !== undefined) seen += u32(m, o + 16, x, S, "subgroupSizeControl");
     if ((x = v.computeFullSubgroups) !== undefined) seen += u32(m, o + 20, x, S, "computeFullSubgroups");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceSubgroupSizeControlFeatures (24 bytes) at byte `o` of `m`. */
@@ -8732,7 +9189,9 @@ export function structs() {
     if ((x = v.requiredSubgroupSizeStages) !== undefined) {
       seen += u32(m, o + 28, x, S, "requiredSubgroupSizeStages");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceSubgroupSizeControlProperties (32 bytes) at byte `o` of `m`. */
@@ -8758,7 +9217,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.synchronization2) !== undefined) seen += u32(m, o + 16, x, S, "synchronization2");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceSynchronization2Features (24 bytes) at byte `o` of `m`. */
@@ -8792,7 +9253,9 @@ export function structs() {
     if ((x = v.uniformTexelBufferOffsetSingleTexelAlignment) !== undefined) {
       seen += u32(m, o + 40, x, S, "uniformTexelBufferOffsetSingleTexelAlignment");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceTexelBufferAlignmentProperties (48 bytes) at byte `o` of `m`. */
@@ -8820,7 +9283,9 @@ export function structs() {
     if ((x = v.textureCompressionASTC_HDR) !== undefined) {
       seen += u32(m, o + 16, x, S, "textureCompressionASTC_HDR");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceTextureCompressionASTCHDRFeatures (24 bytes) at byte `o` of `m`. */
@@ -8843,7 +9308,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.timelineSemaphore) !== undefined) seen += u32(m, o + 16, x, S, "timelineSemaphore");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceTimelineSemaphoreFeatures (24 bytes) at byte `o` of `m`. */
@@ -8868,7 +9335,9 @@ export function structs() {
     if ((x = v.maxTimelineSemaphoreValueDifference) !== undefined) {
       seen += put64(m, o + 16, x, S, "maxTimelineSemaphoreValueDifference");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceTimelineSemaphoreProperties (24 bytes) at byte `o` of `m`. */
@@ -8907,7 +9376,9 @@ export function structs() {
       seen++;
       fixedString(m, o + 788, 256, x, S, "layer");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceToolProperties (1048 bytes) at byte `o` of `m`. */
@@ -8936,7 +9407,9 @@ export function structs() {
     if ((x = v.uniformBufferStandardLayout) !== undefined) {
       seen += u32(m, o + 16, x, S, "uniformBufferStandardLayout");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceUniformBufferStandardLayoutFeatures (24 bytes) at byte `o` of `m`. */
@@ -8962,7 +9435,9 @@ export function structs() {
       seen += u32(m, o + 16, x, S, "variablePointersStorageBuffer");
     }
     if ((x = v.variablePointers) !== undefined) seen += u32(m, o + 20, x, S, "variablePointers");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceVariablePointersFeatures (24 bytes) at byte `o` of `m`. */
@@ -8991,7 +9466,9 @@ export function structs() {
     if ((x = v.vertexAttributeInstanceRateZeroDivisor) !== undefined) {
       seen += u32(m, o + 20, x, S, "vertexAttributeInstanceRateZeroDivisor");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceVertexAttributeDivisorFeatures (24 bytes) at byte `o` of `m`. */
@@ -9018,7 +9495,9 @@ export function structs() {
     if ((x = v.supportsNonZeroFirstInstance) !== undefined) {
       seen += u32(m, o + 20, x, S, "supportsNonZeroFirstInstance");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceVertexAttributeDivisorProperties (24 bytes) at byte `o` of `m`. */
@@ -9063,7 +9542,9 @@ export function structs() {
     if ((x = v.protectedMemory) !== undefined) seen += u32(m, o + 52, x, S, "protectedMemory");
     if ((x = v.samplerYcbcrConversion) !== undefined) seen += u32(m, o + 56, x, S, "samplerYcbcrConversion");
     if ((x = v.shaderDrawParameters) !== undefined) seen += u32(m, o + 60, x, S, "shaderDrawParameters");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceVulkan11Features (64 bytes) at byte `o` of `m`. */
@@ -9130,7 +9611,9 @@ export function structs() {
     if ((x = v.maxMemoryAllocationSize) !== undefined) {
       seen += put64(m, o + 104, x, S, "maxMemoryAllocationSize");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceVulkan11Properties (112 bytes) at byte `o` of `m`. */
@@ -9279,7 +9762,9 @@ export function structs() {
     if ((x = v.subgroupBroadcastDynamicId) !== undefined) {
       seen += u32(m, o + 200, x, S, "subgroupBroadcastDynamicId");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceVulkan12Features (208 bytes) at byte `o` of `m`. */
@@ -9501,7 +9986,9 @@ export function structs() {
     if ((x = v.framebufferIntegerColorSampleCounts) !== undefined) {
       seen += u32(m, o + 728, x, S, "framebufferIntegerColorSampleCounts");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceVulkan12Properties (736 bytes) at byte `o` of `m`. */
@@ -9603,7 +10090,9 @@ export function structs() {
       seen += u32(m, o + 68, x, S, "shaderIntegerDotProduct");
     }
     if ((x = v.maintenance4) !== undefined) seen += u32(m, o + 72, x, S, "maintenance4");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceVulkan13Features (80 bytes) at byte `o` of `m`. */
@@ -9774,7 +10263,9 @@ export function structs() {
       seen += u32(m, o + 200, x, S, "uniformTexelBufferOffsetSingleTexelAlignment");
     }
     if ((x = v.maxBufferSize) !== undefined) seen += put64(m, o + 208, x, S, "maxBufferSize");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceVulkan13Properties (216 bytes) at byte `o` of `m`. */
@@ -9873,7 +10364,9 @@ export function structs() {
     if ((x = v.pipelineRobustness) !== undefined) seen += u32(m, o + 88, x, S, "pipelineRobustness");
     if ((x = v.hostImageCopy) !== undefined) seen += u32(m, o + 92, x, S, "hostImageCopy");
     if ((x = v.pushDescriptor) !== undefined) seen += u32(m, o + 96, x, S, "pushDescriptor");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceVulkan14Features (104 bytes) at byte `o` of `m`. */
@@ -9999,7 +10492,9 @@ export function structs() {
     else if (n0 >= 0) u32(m, o + 92, n0, S, "copySrcLayoutCount");
     if ((x = v.copyDstLayoutCount) !== undefined) seen += u32(m, o + 104, x, S, "copyDstLayoutCount");
     else if (n1 >= 0) u32(m, o + 104, n1, S, "copyDstLayoutCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceVulkan14Properties (144 bytes) at byte `o` of `m`. */
@@ -10052,7 +10547,9 @@ export function structs() {
     if ((x = v.vulkanMemoryModelAvailabilityVisibilityChains) !== undefined) {
       seen += u32(m, o + 24, x, S, "vulkanMemoryModelAvailabilityVisibilityChains");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceVulkanMemoryModelFeatures (32 bytes) at byte `o` of `m`. */
@@ -10078,7 +10575,9 @@ export function structs() {
     if ((x = v.shaderAtomicInstructions) !== undefined) {
       seen += u32(m, o + 16, x, S, "shaderAtomicInstructions");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceVulkanSC10Features (24 bytes) at byte `o` of `m`. */
@@ -10143,7 +10642,9 @@ export function structs() {
       seen += u32(m, o + 80, x, S, "maxCommandPoolCommandBuffers");
     }
     if ((x = v.maxCommandBufferSize) !== undefined) seen += put64(m, o + 88, x, S, "maxCommandBufferSize");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceVulkanSC10Properties (96 bytes) at byte `o` of `m`. */
@@ -10185,7 +10686,9 @@ export function structs() {
     if ((x = v.shaderZeroInitializeWorkgroupMemory) !== undefined) {
       seen += u32(m, o + 16, x, S, "shaderZeroInitializeWorkgroupMemory");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceZeroInitializeWorkgroupMemoryFeatures (24 bytes) at byte `o` of `m`. */
@@ -10221,7 +10724,9 @@ export function structs() {
     }
     if ((x = v.initialDataSize) !== undefined) seen += put64(m, o + 24, x, S, "initialDataSize");
     else if (n0 >= 0) put64(m, o + 24, n0, S, "initialDataSize");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineCacheCreateInfo (40 bytes) at byte `o` of `m`. */
@@ -10247,7 +10752,9 @@ export function structs() {
       seen++;
       fixedArray(m, o + 16, "u8", 1, 16, x, S, "pipelineCacheUUID");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineCacheHeaderVersionOne (32 bytes) at byte `o` of `m`. */
@@ -10275,7 +10782,9 @@ export function structs() {
     if ((x = v.pipelineIndexCount) !== undefined) seen += u32(m, o + 40, x, S, "pipelineIndexCount");
     if ((x = v.pipelineIndexStride) !== undefined) seen += u32(m, o + 44, x, S, "pipelineIndexStride");
     if ((x = v.pipelineIndexOffset) !== undefined) seen += put64(m, o + 48, x, S, "pipelineIndexOffset");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineCacheHeaderVersionSafetyCriticalOne (56 bytes) at byte `o` of `m`. */
@@ -10304,7 +10813,9 @@ export function structs() {
     if ((x = v.stageIndexCount) !== undefined) seen += u32(m, o + 40, x, S, "stageIndexCount");
     if ((x = v.stageIndexStride) !== undefined) seen += u32(m, o + 44, x, S, "stageIndexStride");
     if ((x = v.stageIndexOffset) !== undefined) seen += put64(m, o + 48, x, S, "stageIndexOffset");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineCacheSafetyCriticalIndexEntry (56 bytes) at byte `o` of `m`. */
@@ -10326,7 +10837,9 @@ export function structs() {
     let seen = 0, x;
     if ((x = v.codeSize) !== undefined) seen += put64(m, o, x, S, "codeSize");
     if ((x = v.codeOffset) !== undefined) seen += put64(m, o + 8, x, S, "codeOffset");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineCacheStageValidationIndexEntry (16 bytes) at byte `o` of `m`. */
@@ -10349,7 +10862,9 @@ export function structs() {
     if ((x = v.dstAlphaBlendFactor) !== undefined) seen += u32(m, o + 20, x, S, "dstAlphaBlendFactor");
     if ((x = v.alphaBlendOp) !== undefined) seen += u32(m, o + 24, x, S, "alphaBlendOp");
     if ((x = v.colorWriteMask) !== undefined) seen += u32(m, o + 28, x, S, "colorWriteMask");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineColorBlendAttachmentState (32 bytes) at byte `o` of `m`. */
@@ -10411,7 +10926,9 @@ export function structs() {
     }
     if ((x = v.attachmentCount) !== undefined) seen += u32(m, o + 28, x, S, "attachmentCount");
     else if (n0 >= 0) u32(m, o + 28, n0, S, "attachmentCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineColorBlendStateCreateInfo (56 bytes) at byte `o` of `m`. */
@@ -10439,7 +10956,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.flags) !== undefined) seen += put64(m, o + 16, x, S, "flags");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineCreateFlags2CreateInfo (24 bytes) at byte `o` of `m`. */
@@ -10457,7 +10976,9 @@ export function structs() {
     let seen = 0, x;
     if ((x = v.flags) !== undefined) seen += u32(m, o, x, S, "flags");
     if ((x = v.duration) !== undefined) seen += put64(m, o + 8, x, S, "duration");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineCreationFeedback (16 bytes) at byte `o` of `m`. */
@@ -10539,7 +11060,9 @@ export function structs() {
     if ((x = v.pipelineStageCreationFeedbackCount) !== undefined) {
       seen += u32(m, o + 24, x, S, "pipelineStageCreationFeedbackCount");
     } else if (n0 >= 0) u32(m, o + 24, n0, S, "pipelineStageCreationFeedbackCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineCreationFeedbackCreateInfo (40 bytes) at byte `o` of `m`. */
@@ -10581,7 +11104,9 @@ export function structs() {
     }
     if ((x = v.minDepthBounds) !== undefined) seen += f32(m, o + 96, x, S, "minDepthBounds");
     if ((x = v.maxDepthBounds) !== undefined) seen += f32(m, o + 100, x, S, "maxDepthBounds");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineDepthStencilStateCreateInfo (104 bytes) at byte `o` of `m`. */
@@ -10626,7 +11151,9 @@ export function structs() {
     }
     if ((x = v.dynamicStateCount) !== undefined) seen += u32(m, o + 20, x, S, "dynamicStateCount");
     else if (n0 >= 0) u32(m, o + 20, n0, S, "dynamicStateCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineDynamicStateCreateInfo (32 bytes) at byte `o` of `m`. */
@@ -10653,7 +11180,9 @@ export function structs() {
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
     if ((x = v.topology) !== undefined) seen += u32(m, o + 20, x, S, "topology");
     if ((x = v.primitiveRestartEnable) !== undefined) seen += u32(m, o + 24, x, S, "primitiveRestartEnable");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineInputAssemblyStateCreateInfo (32 bytes) at byte `o` of `m`. */
@@ -10719,7 +11248,9 @@ export function structs() {
     else if (n0 >= 0) u32(m, o + 20, n0, S, "setLayoutCount");
     if ((x = v.pushConstantRangeCount) !== undefined) seen += u32(m, o + 32, x, S, "pushConstantRangeCount");
     else if (n1 >= 0) u32(m, o + 32, n1, S, "pushConstantRangeCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineLayoutCreateInfo (48 bytes) at byte `o` of `m`. */
@@ -10763,7 +11294,9 @@ export function structs() {
     if ((x = v.alphaToOneEnable) !== undefined) seen += u32(m, o + 44, x, S, "alphaToOneEnable");
     if ((x = v.rasterizationSamples) !== undefined) seen += u32(m, o + 20, x, S, "rasterizationSamples");
     else if (n0 >= 0) u32(m, o + 20, n0, S, "rasterizationSamples");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineMultisampleStateCreateInfo (48 bytes) at byte `o` of `m`. */
@@ -10796,7 +11329,9 @@ export function structs() {
     }
     if ((x = v.matchControl) !== undefined) seen += u32(m, o + 32, x, S, "matchControl");
     if ((x = v.poolEntrySize) !== undefined) seen += put64(m, o + 40, x, S, "poolEntrySize");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineOfflineCreateInfo (48 bytes) at byte `o` of `m`. */
@@ -10821,7 +11356,9 @@ export function structs() {
     }
     if ((x = v.poolEntrySize) !== undefined) seen += put64(m, o + 16, x, S, "poolEntrySize");
     if ((x = v.poolEntryCount) !== undefined) seen += u32(m, o + 24, x, S, "poolEntryCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelinePoolSize (32 bytes) at byte `o` of `m`. */
@@ -10848,7 +11385,9 @@ export function structs() {
     if ((x = v.stippledLineEnable) !== undefined) seen += u32(m, o + 20, x, S, "stippledLineEnable");
     if ((x = v.lineStippleFactor) !== undefined) seen += u32(m, o + 24, x, S, "lineStippleFactor");
     if ((x = v.lineStipplePattern) !== undefined) seen += u16(m, o + 28, x, S, "lineStipplePattern");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineRasterizationLineStateCreateInfo (32 bytes) at byte `o` of `m`. */
@@ -10888,7 +11427,9 @@ export function structs() {
     if ((x = v.depthBiasClamp) !== undefined) seen += f32(m, o + 48, x, S, "depthBiasClamp");
     if ((x = v.depthBiasSlopeFactor) !== undefined) seen += f32(m, o + 52, x, S, "depthBiasSlopeFactor");
     if ((x = v.lineWidth) !== undefined) seen += f32(m, o + 56, x, S, "lineWidth");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineRasterizationStateCreateInfo (64 bytes) at byte `o` of `m`. */
@@ -10938,7 +11479,9 @@ export function structs() {
     }
     if ((x = v.colorAttachmentCount) !== undefined) seen += u32(m, o + 20, x, S, "colorAttachmentCount");
     else if (n0 >= 0) u32(m, o + 20, n0, S, "colorAttachmentCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineRenderingCreateInfo (40 bytes) at byte `o` of `m`. */
@@ -10968,7 +11511,9 @@ export function structs() {
     if ((x = v.uniformBuffers) !== undefined) seen += u32(m, o + 20, x, S, "uniformBuffers");
     if ((x = v.vertexInputs) !== undefined) seen += u32(m, o + 24, x, S, "vertexInputs");
     if ((x = v.images) !== undefined) seen += u32(m, o + 28, x, S, "images");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineRobustnessCreateInfo (32 bytes) at byte `o` of `m`. */
@@ -11020,7 +11565,9 @@ export function structs() {
         } else t = 0;
       }
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineShaderStageCreateInfo (48 bytes) at byte `o` of `m`. */
@@ -11047,7 +11594,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.requiredSubgroupSize) !== undefined) seen += u32(m, o + 16, x, S, "requiredSubgroupSize");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineShaderStageRequiredSubgroupSizeCreateInfo (24 bytes) at byte `o` of `m`. */
@@ -11070,7 +11619,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.domainOrigin) !== undefined) seen += u32(m, o + 16, x, S, "domainOrigin");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineTessellationDomainOriginStateCreateInfo (24 bytes) at byte `o` of `m`. */
@@ -11094,7 +11645,9 @@ export function structs() {
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
     if ((x = v.patchControlPoints) !== undefined) seen += u32(m, o + 20, x, S, "patchControlPoints");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineTessellationStateCreateInfo (24 bytes) at byte `o` of `m`. */
@@ -11153,7 +11706,9 @@ export function structs() {
     if ((x = v.vertexBindingDivisorCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "vertexBindingDivisorCount");
     } else if (n0 >= 0) u32(m, o + 16, n0, S, "vertexBindingDivisorCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineVertexInputDivisorStateCreateInfo (32 bytes) at byte `o` of `m`. */
@@ -11249,7 +11804,9 @@ export function structs() {
     if ((x = v.vertexAttributeDescriptionCount) !== undefined) {
       seen += u32(m, o + 32, x, S, "vertexAttributeDescriptionCount");
     } else if (n1 >= 0) u32(m, o + 32, n1, S, "vertexAttributeDescriptionCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineVertexInputStateCreateInfo (48 bytes) at byte `o` of `m`. */
@@ -11332,7 +11889,9 @@ export function structs() {
     else if (n0 >= 0) u32(m, o + 20, n0, S, "viewportCount");
     if ((x = v.scissorCount) !== undefined) seen += u32(m, o + 32, x, S, "scissorCount");
     else if (n1 >= 0) u32(m, o + 32, n1, S, "scissorCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineViewportStateCreateInfo (48 bytes) at byte `o` of `m`. */
@@ -11359,7 +11918,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPrivateDataSlotCreateInfo (24 bytes) at byte `o` of `m`. */
@@ -11382,7 +11943,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.protectedSubmit) !== undefined) seen += u32(m, o + 16, x, S, "protectedSubmit");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkProtectedSubmitInfo (24 bytes) at byte `o` of `m`. */
@@ -11401,7 +11964,9 @@ export function structs() {
     if ((x = v.stageFlags) !== undefined) seen += u32(m, o, x, S, "stageFlags");
     if ((x = v.offset) !== undefined) seen += u32(m, o + 4, x, S, "offset");
     if ((x = v.size) !== undefined) seen += u32(m, o + 8, x, S, "size");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPushConstantRange (12 bytes) at byte `o` of `m`. */
@@ -11439,7 +12004,9 @@ export function structs() {
     }
     if ((x = v.size) !== undefined) seen += u32(m, o + 32, x, S, "size");
     else if (n0 >= 0) u32(m, o + 32, n0, S, "size");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPushConstantsInfo (48 bytes) at byte `o` of `m`. */
@@ -11496,7 +12063,9 @@ export function structs() {
     }
     if ((x = v.descriptorWriteCount) !== undefined) seen += u32(m, o + 36, x, S, "descriptorWriteCount");
     else if (n0 >= 0) u32(m, o + 36, n0, S, "descriptorWriteCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPushDescriptorSetInfo (48 bytes) at byte `o` of `m`. */
@@ -11531,7 +12100,9 @@ export function structs() {
       seen++;
       array(m, o + 40, x, "bytes", 1, S, "pData");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPushDescriptorSetWithTemplateInfo (48 bytes) at byte `o` of `m`. */
@@ -11560,7 +12131,9 @@ export function structs() {
     if ((x = v.queryType) !== undefined) seen += u32(m, o + 20, x, S, "queryType");
     if ((x = v.queryCount) !== undefined) seen += u32(m, o + 24, x, S, "queryCount");
     if ((x = v.pipelineStatistics) !== undefined) seen += u32(m, o + 28, x, S, "pipelineStatistics");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkQueryPoolCreateInfo (32 bytes) at byte `o` of `m`. */
@@ -11590,7 +12163,9 @@ export function structs() {
       seen++;
       fixedArray(m, o + 20, "u32", 4, 16, x, S, "priorities");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkQueueFamilyGlobalPriorityProperties (88 bytes) at byte `o` of `m`. */
@@ -11615,7 +12190,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "minImageTransferGranularity", x, "an object");
       writeVkExtent3D(m, o + 12, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkQueueFamilyProperties (24 bytes) at byte `o` of `m`. */
@@ -11643,7 +12220,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "queueFamilyProperties", x, "an object");
       writeVkQueueFamilyProperties(m, o + 16, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkQueueFamilyProperties2 (40 bytes) at byte `o` of `m`. */
@@ -11669,7 +12248,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "extent", x, "an object");
       writeVkExtent2D(m, o + 8, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkRect2D (16 bytes) at byte `o` of `m`. */
@@ -11703,7 +12284,9 @@ export function structs() {
     }
     if ((x = v.attachmentCount) !== undefined) seen += u32(m, o + 16, x, S, "attachmentCount");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "attachmentCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkRenderPassAttachmentBeginInfo (32 bytes) at byte `o` of `m`. */
@@ -11761,7 +12344,9 @@ export function structs() {
     }
     if ((x = v.clearValueCount) !== undefined) seen += u32(m, o + 48, x, S, "clearValueCount");
     else if (n0 >= 0) u32(m, o + 48, n0, S, "clearValueCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkRenderPassBeginInfo (64 bytes) at byte `o` of `m`. */
@@ -11872,7 +12457,9 @@ export function structs() {
     else if (n1 >= 0) u32(m, o + 32, n1, S, "subpassCount");
     if ((x = v.dependencyCount) !== undefined) seen += u32(m, o + 48, x, S, "dependencyCount");
     else if (n2 >= 0) u32(m, o + 48, n2, S, "dependencyCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkRenderPassCreateInfo (64 bytes) at byte `o` of `m`. */
@@ -11999,7 +12586,9 @@ export function structs() {
     if ((x = v.correlatedViewMaskCount) !== undefined) {
       seen += u32(m, o + 64, x, S, "correlatedViewMaskCount");
     } else if (n3 >= 0) u32(m, o + 64, n3, S, "correlatedViewMaskCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkRenderPassCreateInfo2 (80 bytes) at byte `o` of `m`. */
@@ -12057,7 +12646,9 @@ export function structs() {
     }
     if ((x = v.aspectReferenceCount) !== undefined) seen += u32(m, o + 16, x, S, "aspectReferenceCount");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "aspectReferenceCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkRenderPassInputAttachmentAspectCreateInfo (32 bytes) at byte `o` of `m`. */
@@ -12119,7 +12710,9 @@ export function structs() {
     else if (n1 >= 0) u32(m, o + 32, n1, S, "dependencyCount");
     if ((x = v.correlationMaskCount) !== undefined) seen += u32(m, o + 48, x, S, "correlationMaskCount");
     else if (n2 >= 0) u32(m, o + 48, n2, S, "correlationMaskCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkRenderPassMultiviewCreateInfo (64 bytes) at byte `o` of `m`. */
@@ -12164,7 +12757,9 @@ export function structs() {
     }
     if ((x = v.colorAttachmentCount) !== undefined) seen += u32(m, o + 20, x, S, "colorAttachmentCount");
     else if (n0 >= 0) u32(m, o + 20, n0, S, "colorAttachmentCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkRenderingAreaInfo (40 bytes) at byte `o` of `m`. */
@@ -12202,7 +12797,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "clearValue", x, "an object");
       writeVkClearValue(m, o + 52, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkRenderingAttachmentInfo (72 bytes) at byte `o` of `m`. */
@@ -12244,7 +12841,9 @@ export function structs() {
     }
     if ((x = v.colorAttachmentCount) !== undefined) seen += u32(m, o + 16, x, S, "colorAttachmentCount");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "colorAttachmentCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkRenderingAttachmentLocationInfo (32 bytes) at byte `o` of `m`. */
@@ -12343,7 +12942,9 @@ export function structs() {
     }
     if ((x = v.colorAttachmentCount) !== undefined) seen += u32(m, o + 44, x, S, "colorAttachmentCount");
     else if (n0 >= 0) u32(m, o + 44, n0, S, "colorAttachmentCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkRenderingInfo (72 bytes) at byte `o` of `m`. */
@@ -12395,7 +12996,9 @@ export function structs() {
     }
     if ((x = v.colorAttachmentCount) !== undefined) seen += u32(m, o + 16, x, S, "colorAttachmentCount");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "colorAttachmentCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkRenderingInputAttachmentIndexInfo (48 bytes) at byte `o` of `m`. */
@@ -12452,7 +13055,9 @@ export function structs() {
     }
     if ((x = v.regionCount) !== undefined) seen += u32(m, o + 44, x, S, "regionCount");
     else if (n0 >= 0) u32(m, o + 44, n0, S, "regionCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkResolveImageInfo2 (56 bytes) at byte `o` of `m`. */
@@ -12497,7 +13102,9 @@ export function structs() {
     if ((x = v.unnormalizedCoordinates) !== undefined) {
       seen += u32(m, o + 76, x, S, "unnormalizedCoordinates");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSamplerCreateInfo (80 bytes) at byte `o` of `m`. */
@@ -12535,7 +13142,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.reductionMode) !== undefined) seen += u32(m, o + 16, x, S, "reductionMode");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSamplerReductionModeCreateInfo (24 bytes) at byte `o` of `m`. */
@@ -12571,7 +13180,9 @@ export function structs() {
     if ((x = v.forceExplicitReconstruction) !== undefined) {
       seen += u32(m, o + 56, x, S, "forceExplicitReconstruction");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSamplerYcbcrConversionCreateInfo (64 bytes) at byte `o` of `m`. */
@@ -12603,7 +13214,9 @@ export function structs() {
     if ((x = v.combinedImageSamplerDescriptorCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "combinedImageSamplerDescriptorCount");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSamplerYcbcrConversionImageFormatProperties (24 bytes) at byte `o` of `m`. */
@@ -12626,7 +13239,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.conversion) !== undefined) seen += putPointer(m, o + 16, x, S, "conversion");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSamplerYcbcrConversionInfo (24 bytes) at byte `o` of `m`. */
@@ -12649,7 +13264,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSemaphoreCreateInfo (24 bytes) at byte `o` of `m`. */
@@ -12673,7 +13290,9 @@ export function structs() {
     }
     if ((x = v.semaphore) !== undefined) seen += putPointer(m, o + 16, x, S, "semaphore");
     if ((x = v.value) !== undefined) seen += put64(m, o + 24, x, S, "value");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSemaphoreSignalInfo (32 bytes) at byte `o` of `m`. */
@@ -12700,7 +13319,9 @@ export function structs() {
     if ((x = v.value) !== undefined) seen += put64(m, o + 24, x, S, "value");
     if ((x = v.stageMask) !== undefined) seen += put64(m, o + 32, x, S, "stageMask");
     if ((x = v.deviceIndex) !== undefined) seen += u32(m, o + 40, x, S, "deviceIndex");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSemaphoreSubmitInfo (48 bytes) at byte `o` of `m`. */
@@ -12727,7 +13348,9 @@ export function structs() {
     }
     if ((x = v.semaphoreType) !== undefined) seen += u32(m, o + 16, x, S, "semaphoreType");
     if ((x = v.initialValue) !== undefined) seen += put64(m, o + 24, x, S, "initialValue");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSemaphoreTypeCreateInfo (32 bytes) at byte `o` of `m`. */
@@ -12774,7 +13397,9 @@ export function structs() {
     }
     if ((x = v.semaphoreCount) !== undefined) seen += u32(m, o + 20, x, S, "semaphoreCount");
     else if (n0 >= 0) u32(m, o + 20, n0, S, "semaphoreCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSemaphoreWaitInfo (40 bytes) at byte `o` of `m`. */
@@ -12813,7 +13438,9 @@ export function structs() {
     }
     if ((x = v.codeSize) !== undefined) seen += put64(m, o + 24, x, S, "codeSize");
     else if (n0 >= 0) put64(m, o + 24, n0, S, "codeSize");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkShaderModuleCreateInfo (40 bytes) at byte `o` of `m`. */
@@ -12860,7 +13487,9 @@ export function structs() {
     }
     if ((x = v.bindCount) !== undefined) seen += u32(m, o + 8, x, S, "bindCount");
     else if (n0 >= 0) u32(m, o + 8, n0, S, "bindCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSparseBufferMemoryBindInfo (24 bytes) at byte `o` of `m`. */
@@ -12883,7 +13512,9 @@ export function structs() {
       writeVkExtent3D(m, o + 4, x, 0);
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSparseImageFormatProperties (20 bytes) at byte `o` of `m`. */
@@ -12910,7 +13541,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "properties", x, "an object");
       writeVkSparseImageFormatProperties(m, o + 16, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSparseImageFormatProperties2 (40 bytes) at byte `o` of `m`. */
@@ -12944,7 +13577,9 @@ export function structs() {
     if ((x = v.memory) !== undefined) seen += putPointer(m, o + 40, x, S, "memory");
     if ((x = v.memoryOffset) !== undefined) seen += put64(m, o + 48, x, S, "memoryOffset");
     if ((x = v.flags) !== undefined) seen += u32(m, o + 56, x, S, "flags");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSparseImageMemoryBind (64 bytes) at byte `o` of `m`. */
@@ -12992,7 +13627,9 @@ export function structs() {
     }
     if ((x = v.bindCount) !== undefined) seen += u32(m, o + 8, x, S, "bindCount");
     else if (n0 >= 0) u32(m, o + 8, n0, S, "bindCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSparseImageMemoryBindInfo (24 bytes) at byte `o` of `m`. */
@@ -13017,7 +13654,9 @@ export function structs() {
     if ((x = v.imageMipTailSize) !== undefined) seen += put64(m, o + 24, x, S, "imageMipTailSize");
     if ((x = v.imageMipTailOffset) !== undefined) seen += put64(m, o + 32, x, S, "imageMipTailOffset");
     if ((x = v.imageMipTailStride) !== undefined) seen += put64(m, o + 40, x, S, "imageMipTailStride");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSparseImageMemoryRequirements (48 bytes) at byte `o` of `m`. */
@@ -13046,7 +13685,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "memoryRequirements", x, "an object");
       writeVkSparseImageMemoryRequirements(m, o + 16, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSparseImageMemoryRequirements2 (64 bytes) at byte `o` of `m`. */
@@ -13091,7 +13732,9 @@ export function structs() {
     }
     if ((x = v.bindCount) !== undefined) seen += u32(m, o + 8, x, S, "bindCount");
     else if (n0 >= 0) u32(m, o + 8, n0, S, "bindCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSparseImageOpaqueMemoryBindInfo (24 bytes) at byte `o` of `m`. */
@@ -13112,7 +13755,9 @@ export function structs() {
     if ((x = v.memory) !== undefined) seen += putPointer(m, o + 16, x, S, "memory");
     if ((x = v.memoryOffset) !== undefined) seen += put64(m, o + 24, x, S, "memoryOffset");
     if ((x = v.flags) !== undefined) seen += u32(m, o + 32, x, S, "flags");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSparseMemoryBind (40 bytes) at byte `o` of `m`. */
@@ -13171,7 +13816,9 @@ export function structs() {
     else if (n0 >= 0) u32(m, o, n0, S, "mapEntryCount");
     if ((x = v.dataSize) !== undefined) seen += put64(m, o + 16, x, S, "dataSize");
     else if (n1 >= 0) put64(m, o + 16, n1, S, "dataSize");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSpecializationInfo (32 bytes) at byte `o` of `m`. */
@@ -13191,7 +13838,9 @@ export function structs() {
     if ((x = v.constantID) !== undefined) seen += u32(m, o, x, S, "constantID");
     if ((x = v.offset) !== undefined) seen += u32(m, o + 4, x, S, "offset");
     if ((x = v.size) !== undefined) seen += put64(m, o + 8, x, S, "size");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSpecializationMapEntry (16 bytes) at byte `o` of `m`. */
@@ -13214,7 +13863,9 @@ export function structs() {
     if ((x = v.compareMask) !== undefined) seen += u32(m, o + 16, x, S, "compareMask");
     if ((x = v.writeMask) !== undefined) seen += u32(m, o + 20, x, S, "writeMask");
     if ((x = v.reference) !== undefined) seen += u32(m, o + 24, x, S, "reference");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkStencilOpState (28 bytes) at byte `o` of `m`. */
@@ -13289,7 +13940,9 @@ export function structs() {
     else if (n1 >= 0) u32(m, o + 40, n1, S, "commandBufferCount");
     if ((x = v.signalSemaphoreCount) !== undefined) seen += u32(m, o + 56, x, S, "signalSemaphoreCount");
     else if (n2 >= 0) u32(m, o + 56, n2, S, "signalSemaphoreCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSubmitInfo (72 bytes) at byte `o` of `m`. */
@@ -13403,7 +14056,9 @@ export function structs() {
     if ((x = v.signalSemaphoreInfoCount) !== undefined) {
       seen += u32(m, o + 48, x, S, "signalSemaphoreInfoCount");
     } else if (n2 >= 0) u32(m, o + 48, n2, S, "signalSemaphoreInfoCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSubmitInfo2 (64 bytes) at byte `o` of `m`. */
@@ -13432,7 +14087,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.contents) !== undefined) seen += u32(m, o + 16, x, S, "contents");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSubpassBeginInfo (24 bytes) at byte `o` of `m`. */
@@ -13455,7 +14112,9 @@ export function structs() {
     if ((x = v.srcAccessMask) !== undefined) seen += u32(m, o + 16, x, S, "srcAccessMask");
     if ((x = v.dstAccessMask) !== undefined) seen += u32(m, o + 20, x, S, "dstAccessMask");
     if ((x = v.dependencyFlags) !== undefined) seen += u32(m, o + 24, x, S, "dependencyFlags");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSubpassDependency (28 bytes) at byte `o` of `m`. */
@@ -13489,7 +14148,9 @@ export function structs() {
     if ((x = v.dstAccessMask) !== undefined) seen += u32(m, o + 36, x, S, "dstAccessMask");
     if ((x = v.dependencyFlags) !== undefined) seen += u32(m, o + 40, x, S, "dependencyFlags");
     if ((x = v.viewOffset) !== undefined) seen += i32(m, o + 44, x, S, "viewOffset");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSubpassDependency2 (48 bytes) at byte `o` of `m`. */
@@ -13629,7 +14290,9 @@ export function structs() {
     if ((x = v.preserveAttachmentCount) !== undefined) {
       seen += u32(m, o + 56, x, S, "preserveAttachmentCount");
     } else if (n2 >= 0) u32(m, o + 56, n2, S, "preserveAttachmentCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSubpassDescription (72 bytes) at byte `o` of `m`. */
@@ -13776,7 +14439,9 @@ export function structs() {
     if ((x = v.preserveAttachmentCount) !== undefined) {
       seen += u32(m, o + 72, x, S, "preserveAttachmentCount");
     } else if (n2 >= 0) u32(m, o + 72, n2, S, "preserveAttachmentCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSubpassDescription2 (88 bytes) at byte `o` of `m`. */
@@ -13835,7 +14500,9 @@ export function structs() {
         } else t = 0;
       }
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSubpassDescriptionDepthStencilResolve (32 bytes) at byte `o` of `m`. */
@@ -13859,7 +14526,9 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSubpassEndInfo (16 bytes) at byte `o` of `m`. */
@@ -13881,7 +14550,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.size) !== undefined) seen += put64(m, o + 16, x, S, "size");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSubresourceHostMemcpySize (24 bytes) at byte `o` of `m`. */
@@ -13902,7 +14573,9 @@ export function structs() {
     if ((x = v.rowPitch) !== undefined) seen += put64(m, o + 16, x, S, "rowPitch");
     if ((x = v.arrayPitch) !== undefined) seen += put64(m, o + 24, x, S, "arrayPitch");
     if ((x = v.depthPitch) !== undefined) seen += put64(m, o + 32, x, S, "depthPitch");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSubresourceLayout (40 bytes) at byte `o` of `m`. */
@@ -13931,7 +14604,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "subresourceLayout", x, "an object");
       writeVkSubresourceLayout(m, o + 16, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSubresourceLayout2 (56 bytes) at byte `o` of `m`. */
@@ -13983,7 +14658,9 @@ export function structs() {
     if ((x = v.signalSemaphoreValueCount) !== undefined) {
       seen += u32(m, o + 32, x, S, "signalSemaphoreValueCount");
     } else if (n1 >= 0) u32(m, o + 32, n1, S, "signalSemaphoreValueCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkTimelineSemaphoreSubmitInfo (48 bytes) at byte `o` of `m`. */
@@ -14006,7 +14683,9 @@ export function structs() {
     if ((x = v.binding) !== undefined) seen += u32(m, o + 4, x, S, "binding");
     if ((x = v.format) !== undefined) seen += u32(m, o + 8, x, S, "format");
     if ((x = v.offset) !== undefined) seen += u32(m, o + 12, x, S, "offset");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVertexInputAttributeDescription (16 bytes) at byte `o` of `m`. */
@@ -14026,7 +14705,9 @@ export function structs() {
     if ((x = v.binding) !== undefined) seen += u32(m, o, x, S, "binding");
     if ((x = v.stride) !== undefined) seen += u32(m, o + 4, x, S, "stride");
     if ((x = v.inputRate) !== undefined) seen += u32(m, o + 8, x, S, "inputRate");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVertexInputBindingDescription (12 bytes) at byte `o` of `m`. */
@@ -14044,7 +14725,9 @@ export function structs() {
     let seen = 0, x;
     if ((x = v.binding) !== undefined) seen += u32(m, o, x, S, "binding");
     if ((x = v.divisor) !== undefined) seen += u32(m, o + 4, x, S, "divisor");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVertexInputBindingDivisorDescription (8 bytes) at byte `o` of `m`. */
@@ -14065,7 +14748,9 @@ export function structs() {
     if ((x = v.height) !== undefined) seen += f32(m, o + 12, x, S, "height");
     if ((x = v.minDepth) !== undefined) seen += f32(m, o + 16, x, S, "minDepth");
     if ((x = v.maxDepth) !== undefined) seen += f32(m, o + 20, x, S, "maxDepth");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkViewport (24 bytes) at byte `o` of `m`. */
@@ -14157,7 +14842,9 @@ export function structs() {
     }
     if ((x = v.descriptorCount) !== undefined) seen += u32(m, o + 32, x, S, "descriptorCount");
     else if (n0 >= 0) u32(m, o + 32, n0, S, "descriptorCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkWriteDescriptorSet (64 bytes) at byte `o` of `m`. */
@@ -14199,7 +14886,9 @@ export function structs() {
     }
     if ((x = v.dataSize) !== undefined) seen += u32(m, o + 16, x, S, "dataSize");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "dataSize");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkWriteDescriptorSetInlineUniformBlock (32 bytes) at byte `o` of `m`. */

@@ -19,7 +19,6 @@ import {
   fixedStringAt,
   getPointer,
   i32,
-  keys,
   mismatch,
   pointee,
   put64,
@@ -57,7 +56,9 @@ export function structs() {
     if ((x = v.accelerationStructureNV) !== undefined) {
       seen += putPointer(m, o + 24, x, S, "accelerationStructureNV");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkAccelerationStructureCaptureDescriptorDataInfoEXT (32 bytes) at byte `o` of `m`. */
@@ -127,7 +128,9 @@ export function structs() {
     if ((x = v.micromap) !== undefined) seen += putPointer(m, o + 64, x, S, "micromap");
     if ((x = v.usageCountsCount) !== undefined) seen += u32(m, o + 44, x, S, "usageCountsCount");
     else if (n0 >= 0) u32(m, o + 44, n0, S, "usageCountsCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkAccelerationStructureTrianglesOpacityMicromapEXT (72 bytes) at byte `o` of `m`. */
@@ -159,7 +162,9 @@ export function structs() {
     if ((x = v.deviceID) !== undefined) seen += u32(m, o + 20, x, S, "deviceID");
     if ((x = v.key) !== undefined) seen += u32(m, o + 24, x, S, "key");
     if ((x = v.value) !== undefined) seen += put64(m, o + 32, x, S, "value");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkApplicationParametersEXT (40 bytes) at byte `o` of `m`. */
@@ -185,7 +190,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.feedbackLoopEnable) !== undefined) seen += u32(m, o + 16, x, S, "feedbackLoopEnable");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkAttachmentFeedbackLoopInfoEXT (24 bytes) at byte `o` of `m`. */
@@ -207,7 +214,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "sampleLocationsInfo", x, "an object");
       writeVkSampleLocationsInfoEXT(m, o + 8, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkAttachmentSampleLocationsEXT (48 bytes) at byte `o` of `m`. */
@@ -228,7 +237,9 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkBeginCustomResolveInfoEXT (16 bytes) at byte `o` of `m`. */
@@ -252,7 +263,9 @@ export function structs() {
     if ((x = v.stageFlags) !== undefined) seen += u32(m, o + 16, x, S, "stageFlags");
     if ((x = v.layout) !== undefined) seen += putPointer(m, o + 24, x, S, "layout");
     if ((x = v.set) !== undefined) seen += u32(m, o + 32, x, S, "set");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkBindDescriptorBufferEmbeddedSamplersInfoEXT (40 bytes) at byte `o` of `m`. */
@@ -283,7 +296,9 @@ export function structs() {
     }
     if ((x = v.reservedRangeOffset) !== undefined) seen += put64(m, o + 32, x, S, "reservedRangeOffset");
     if ((x = v.reservedRangeSize) !== undefined) seen += put64(m, o + 40, x, S, "reservedRangeSize");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkBindHeapInfoEXT (48 bytes) at byte `o` of `m`. */
@@ -304,7 +319,9 @@ export function structs() {
     if ((x = v.bufferAddress) !== undefined) seen += put64(m, o, x, S, "bufferAddress");
     if ((x = v.size) !== undefined) seen += u32(m, o + 8, x, S, "size");
     if ((x = v.indexType) !== undefined) seen += u32(m, o + 12, x, S, "indexType");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkBindIndexBufferIndirectCommandEXT (16 bytes) at byte `o` of `m`. */
@@ -332,7 +349,9 @@ export function structs() {
       writeNamed("VkDeviceAddressRangeKHR", m, o + 16, x, 0);
     }
     if ((x = v.addressFlags) !== undefined) seen += u32(m, o + 32, x, S, "addressFlags");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkBindTransformFeedbackBuffer2InfoEXT (40 bytes) at byte `o` of `m`. */
@@ -352,7 +371,9 @@ export function structs() {
     if ((x = v.bufferAddress) !== undefined) seen += put64(m, o, x, S, "bufferAddress");
     if ((x = v.size) !== undefined) seen += u32(m, o + 8, x, S, "size");
     if ((x = v.stride) !== undefined) seen += u32(m, o + 12, x, S, "stride");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkBindVertexBufferIndirectCommandEXT (16 bytes) at byte `o` of `m`. */
@@ -375,7 +396,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.buffer) !== undefined) seen += putPointer(m, o + 16, x, S, "buffer");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkBufferCaptureDescriptorDataInfoEXT (24 bytes) at byte `o` of `m`. */
@@ -398,7 +421,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.deviceAddress) !== undefined) seen += put64(m, o + 16, x, S, "deviceAddress");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkBufferDeviceAddressCreateInfoEXT (24 bytes) at byte `o` of `m`. */
@@ -419,7 +444,9 @@ export function structs() {
     if ((x = v.dstPremultiplied) !== undefined) seen += u32(m, o + 8, x, S, "dstPremultiplied");
     if ((x = v.blendOverlap) !== undefined) seen += u32(m, o + 12, x, S, "blendOverlap");
     if ((x = v.clampResults) !== undefined) seen += u32(m, o + 16, x, S, "clampResults");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkColorBlendAdvancedEXT (20 bytes) at byte `o` of `m`. */
@@ -443,7 +470,9 @@ export function structs() {
     if ((x = v.srcAlphaBlendFactor) !== undefined) seen += u32(m, o + 12, x, S, "srcAlphaBlendFactor");
     if ((x = v.dstAlphaBlendFactor) !== undefined) seen += u32(m, o + 16, x, S, "dstAlphaBlendFactor");
     if ((x = v.alphaBlendOp) !== undefined) seen += u32(m, o + 20, x, S, "alphaBlendOp");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkColorBlendEquationEXT (24 bytes) at byte `o` of `m`. */
@@ -471,7 +500,9 @@ export function structs() {
     if ((x = v.conditionalRenderingEnable) !== undefined) {
       seen += u32(m, o + 16, x, S, "conditionalRenderingEnable");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkCommandBufferInheritanceConditionalRenderingInfoEXT (24 bytes) at byte `o` of `m`. */
@@ -533,7 +564,9 @@ export function structs() {
         } else t = 0;
       }
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkCommandBufferInheritanceDescriptorHeapInfoEXT (32 bytes) at byte `o` of `m`. */
@@ -563,7 +596,9 @@ export function structs() {
     }
     if ((x = v.addressFlags) !== undefined) seen += u32(m, o + 32, x, S, "addressFlags");
     if ((x = v.flags) !== undefined) seen += u32(m, o + 36, x, S, "flags");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkConditionalRenderingBeginInfo2EXT (40 bytes) at byte `o` of `m`. */
@@ -590,7 +625,9 @@ export function structs() {
     if ((x = v.buffer) !== undefined) seen += putPointer(m, o + 16, x, S, "buffer");
     if ((x = v.offset) !== undefined) seen += put64(m, o + 24, x, S, "offset");
     if ((x = v.flags) !== undefined) seen += u32(m, o + 32, x, S, "flags");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkConditionalRenderingBeginInfoEXT (40 bytes) at byte `o` of `m`. */
@@ -621,7 +658,9 @@ export function structs() {
     if ((x = v.BType) !== undefined) seen += u32(m, o + 32, x, S, "BType");
     if ((x = v.CType) !== undefined) seen += u32(m, o + 36, x, S, "CType");
     if ((x = v.ResultType) !== undefined) seen += u32(m, o + 40, x, S, "ResultType");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkCooperativeMatrixProperties2EXT (48 bytes) at byte `o` of `m`. */
@@ -656,7 +695,9 @@ export function structs() {
     }
     if ((x = v.dst) !== undefined) seen += putPointer(m, o + 24, x, S, "dst");
     if ((x = v.mode) !== undefined) seen += u32(m, o + 32, x, S, "mode");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkCopyMemoryToMicromapInfoEXT (40 bytes) at byte `o` of `m`. */
@@ -683,7 +724,9 @@ export function structs() {
     if ((x = v.src) !== undefined) seen += putPointer(m, o + 16, x, S, "src");
     if ((x = v.dst) !== undefined) seen += putPointer(m, o + 24, x, S, "dst");
     if ((x = v.mode) !== undefined) seen += u32(m, o + 32, x, S, "mode");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkCopyMicromapInfoEXT (40 bytes) at byte `o` of `m`. */
@@ -714,7 +757,9 @@ export function structs() {
       writeNamed("VkDeviceOrHostAddressKHR", m, o + 24, x, 0);
     }
     if ((x = v.mode) !== undefined) seen += u32(m, o + 32, x, S, "mode");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkCopyMicromapToMemoryInfoEXT (40 bytes) at byte `o` of `m`. */
@@ -756,7 +801,9 @@ export function structs() {
     }
     if ((x = v.colorAttachmentCount) !== undefined) seen += u32(m, o + 20, x, S, "colorAttachmentCount");
     else if (n0 >= 0) u32(m, o + 20, n0, S, "colorAttachmentCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkCustomResolveCreateInfoEXT (40 bytes) at byte `o` of `m`. */
@@ -790,7 +837,9 @@ export function structs() {
       seen++;
       fixedArray(m, o + 24, "f32", 4, 4, x, S, "color");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDebugMarkerMarkerInfoEXT (40 bytes) at byte `o` of `m`. */
@@ -819,7 +868,9 @@ export function structs() {
       seen++;
       str(m, o + 32, x, S, "pObjectName");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDebugMarkerObjectNameInfoEXT (40 bytes) at byte `o` of `m`. */
@@ -859,7 +910,9 @@ export function structs() {
     }
     if ((x = v.tagSize) !== undefined) seen += put64(m, o + 40, x, S, "tagSize");
     else if (n0 >= 0) put64(m, o + 40, n0, S, "tagSize");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDebugMarkerObjectTagInfoEXT (56 bytes) at byte `o` of `m`. */
@@ -891,7 +944,9 @@ export function structs() {
       seen++;
       array(m, o + 32, x, "bytes", 1, S, "pUserData");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDebugReportCallbackCreateInfoEXT (40 bytes) at byte `o` of `m`. */
@@ -923,7 +978,9 @@ export function structs() {
       seen++;
       fixedArray(m, o + 24, "f32", 4, 4, x, S, "color");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDebugUtilsLabelEXT (40 bytes) at byte `o` of `m`. */
@@ -1040,7 +1097,9 @@ export function structs() {
     else if (n1 >= 0) u32(m, o + 64, n1, S, "cmdBufLabelCount");
     if ((x = v.objectCount) !== undefined) seen += u32(m, o + 80, x, S, "objectCount");
     else if (n2 >= 0) u32(m, o + 80, n2, S, "objectCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDebugUtilsMessengerCallbackDataEXT (96 bytes) at byte `o` of `m`. */
@@ -1079,7 +1138,9 @@ export function structs() {
       seen++;
       array(m, o + 40, x, "bytes", 1, S, "pUserData");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDebugUtilsMessengerCreateInfoEXT (48 bytes) at byte `o` of `m`. */
@@ -1111,7 +1172,9 @@ export function structs() {
       seen++;
       str(m, o + 32, x, S, "pObjectName");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDebugUtilsObjectNameInfoEXT (40 bytes) at byte `o` of `m`. */
@@ -1151,7 +1214,9 @@ export function structs() {
     }
     if ((x = v.tagSize) !== undefined) seen += put64(m, o + 40, x, S, "tagSize");
     else if (n0 >= 0) put64(m, o + 40, n0, S, "tagSize");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDebugUtilsObjectTagInfoEXT (56 bytes) at byte `o` of `m`. */
@@ -1206,7 +1271,9 @@ export function structs() {
     }
     if ((x = v.regionCount) !== undefined) seen += u32(m, o + 24, x, S, "regionCount");
     else if (n0 >= 0) u32(m, o + 24, n0, S, "regionCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDecompressMemoryInfoEXT (40 bytes) at byte `o` of `m`. */
@@ -1228,7 +1295,9 @@ export function structs() {
     if ((x = v.dstAddress) !== undefined) seen += put64(m, o + 8, x, S, "dstAddress");
     if ((x = v.compressedSize) !== undefined) seen += put64(m, o + 16, x, S, "compressedSize");
     if ((x = v.decompressedSize) !== undefined) seen += put64(m, o + 24, x, S, "decompressedSize");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDecompressMemoryRegionEXT (32 bytes) at byte `o` of `m`. */
@@ -1256,7 +1325,9 @@ export function structs() {
     }
     if ((x = v.depthBiasClamp) !== undefined) seen += f32(m, o + 20, x, S, "depthBiasClamp");
     if ((x = v.depthBiasSlopeFactor) !== undefined) seen += f32(m, o + 24, x, S, "depthBiasSlopeFactor");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDepthBiasInfoEXT (32 bytes) at byte `o` of `m`. */
@@ -1284,7 +1355,9 @@ export function structs() {
       seen += u32(m, o + 16, x, S, "depthBiasRepresentation");
     }
     if ((x = v.depthBiasExact) !== undefined) seen += u32(m, o + 20, x, S, "depthBiasExact");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDepthBiasRepresentationInfoEXT (24 bytes) at byte `o` of `m`. */
@@ -1303,7 +1376,9 @@ export function structs() {
     let seen = 0, x;
     if ((x = v.minDepthClamp) !== undefined) seen += f32(m, o, x, S, "minDepthClamp");
     if ((x = v.maxDepthClamp) !== undefined) seen += f32(m, o + 4, x, S, "maxDepthClamp");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDepthClampRangeEXT (8 bytes) at byte `o` of `m`. */
@@ -1327,7 +1402,9 @@ export function structs() {
     if ((x = v.address) !== undefined) seen += put64(m, o + 16, x, S, "address");
     if ((x = v.range) !== undefined) seen += put64(m, o + 24, x, S, "range");
     if ((x = v.format) !== undefined) seen += u32(m, o + 32, x, S, "format");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDescriptorAddressInfoEXT (40 bytes) at byte `o` of `m`. */
@@ -1353,7 +1430,9 @@ export function structs() {
     }
     if ((x = v.address) !== undefined) seen += put64(m, o + 16, x, S, "address");
     if ((x = v.usage) !== undefined) seen += u32(m, o + 24, x, S, "usage");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDescriptorBufferBindingInfoEXT (32 bytes) at byte `o` of `m`. */
@@ -1377,7 +1456,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.buffer) !== undefined) seen += putPointer(m, o + 16, x, S, "buffer");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDescriptorBufferBindingPushDescriptorBufferHandleEXT (24 bytes) at byte `o` of `m`. */
@@ -1570,7 +1651,9 @@ export function structs() {
       }
     }
     if ((x = v.accelerationStructure) !== undefined) seen += put64(m, o, x, S, "accelerationStructure");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDescriptorDataEXT (8 bytes) at byte `o` of `m`. */
@@ -1605,7 +1688,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "data", x, "an object");
       writeVkDescriptorDataEXT(m, o + 24, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDescriptorGetInfoEXT (32 bytes) at byte `o` of `m`. */
@@ -1646,7 +1731,9 @@ export function structs() {
     }
     if ((x = v.samplerHeapOffset) !== undefined) seen += u32(m, o + 16, x, S, "samplerHeapOffset");
     if ((x = v.samplerHeapArrayStride) !== undefined) seen += u32(m, o + 20, x, S, "samplerHeapArrayStride");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDescriptorMappingSourceConstantOffsetEXT (24 bytes) at byte `o` of `m`. */
@@ -1703,7 +1790,9 @@ export function structs() {
     }
     if ((x = v.shaderRecordDataOffset) !== undefined) seen += u32(m, o, x, S, "shaderRecordDataOffset");
     if ((x = v.shaderRecordAddressOffset) !== undefined) seen += u32(m, o, x, S, "shaderRecordAddressOffset");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDescriptorMappingSourceDataEXT (56 bytes) at byte `o` of `m`. */
@@ -1729,7 +1818,9 @@ export function structs() {
     let seen = 0, x;
     if ((x = v.heapOffset) !== undefined) seen += u32(m, o, x, S, "heapOffset");
     if ((x = v.pushOffset) !== undefined) seen += u32(m, o + 4, x, S, "pushOffset");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDescriptorMappingSourceHeapDataEXT (8 bytes) at byte `o` of `m`. */
@@ -1746,7 +1837,9 @@ export function structs() {
     let seen = 0, x;
     if ((x = v.pushOffset) !== undefined) seen += u32(m, o, x, S, "pushOffset");
     if ((x = v.addressOffset) !== undefined) seen += u32(m, o + 4, x, S, "addressOffset");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDescriptorMappingSourceIndirectAddressEXT (8 bytes) at byte `o` of `m`. */
@@ -1792,7 +1885,9 @@ export function structs() {
     if ((x = v.samplerPushOffset) !== undefined) seen += u32(m, o + 32, x, S, "samplerPushOffset");
     if ((x = v.samplerAddressOffset) !== undefined) seen += u32(m, o + 36, x, S, "samplerAddressOffset");
     if ((x = v.samplerHeapIndexStride) !== undefined) seen += u32(m, o + 40, x, S, "samplerHeapIndexStride");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDescriptorMappingSourceIndirectIndexArrayEXT (48 bytes) at byte `o` of `m`. */
@@ -1848,7 +1943,9 @@ export function structs() {
     if ((x = v.samplerAddressOffset) !== undefined) seen += u32(m, o + 44, x, S, "samplerAddressOffset");
     if ((x = v.samplerHeapIndexStride) !== undefined) seen += u32(m, o + 48, x, S, "samplerHeapIndexStride");
     if ((x = v.samplerHeapArrayStride) !== undefined) seen += u32(m, o + 52, x, S, "samplerHeapArrayStride");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDescriptorMappingSourceIndirectIndexEXT (56 bytes) at byte `o` of `m`. */
@@ -1904,7 +2001,9 @@ export function structs() {
     if ((x = v.samplerPushOffset) !== undefined) seen += u32(m, o + 32, x, S, "samplerPushOffset");
     if ((x = v.samplerHeapIndexStride) !== undefined) seen += u32(m, o + 36, x, S, "samplerHeapIndexStride");
     if ((x = v.samplerHeapArrayStride) !== undefined) seen += u32(m, o + 40, x, S, "samplerHeapArrayStride");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDescriptorMappingSourcePushIndexEXT (48 bytes) at byte `o` of `m`. */
@@ -1960,7 +2059,9 @@ export function structs() {
     }
     if ((x = v.samplerHeapIndexStride) !== undefined) seen += u32(m, o + 36, x, S, "samplerHeapIndexStride");
     if ((x = v.samplerHeapArrayStride) !== undefined) seen += u32(m, o + 40, x, S, "samplerHeapArrayStride");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDescriptorMappingSourceShaderRecordIndexEXT (48 bytes) at byte `o` of `m`. */
@@ -1999,7 +2100,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "sourceData", x, "an object");
       writeVkDescriptorMappingSourceDataEXT(m, o + 40, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDescriptorSetAndBindingMappingEXT (96 bytes) at byte `o` of `m`. */
@@ -2030,7 +2133,9 @@ export function structs() {
     if ((x = v.baseAddress) !== undefined) seen += put64(m, o + 24, x, S, "baseAddress");
     if ((x = v.size) !== undefined) seen += put64(m, o + 32, x, S, "size");
     if ((x = v.bindingType) !== undefined) seen += u32(m, o + 40, x, S, "bindingType");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDeviceAddressBindingCallbackDataEXT (48 bytes) at byte `o` of `m`. */
@@ -2061,7 +2166,9 @@ export function structs() {
       seen++;
       array(m, o + 32, x, "bytes", 1, S, "pUserData");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDeviceDeviceMemoryReportCreateInfoEXT (40 bytes) at byte `o` of `m`. */
@@ -2086,7 +2193,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.deviceEvent) !== undefined) seen += u32(m, o + 16, x, S, "deviceEvent");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDeviceEventInfoEXT (24 bytes) at byte `o` of `m`. */
@@ -2111,7 +2220,9 @@ export function structs() {
     if ((x = v.addressInfoCount) !== undefined) seen += u32(m, o + 16, x, S, "addressInfoCount");
     if ((x = v.vendorInfoCount) !== undefined) seen += u32(m, o + 20, x, S, "vendorInfoCount");
     if ((x = v.vendorBinarySize) !== undefined) seen += put64(m, o + 24, x, S, "vendorBinarySize");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDeviceFaultCountsEXT (32 bytes) at byte `o` of `m`. */
@@ -2183,7 +2294,9 @@ export function structs() {
       seen++;
       array(m, o + 288, x, "bytes", 1, S, "pVendorBinaryData");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDeviceFaultInfoEXT (296 bytes) at byte `o` of `m`. */
@@ -2215,7 +2328,9 @@ export function structs() {
     if ((x = v.objectType) !== undefined) seen += u32(m, o + 40, x, S, "objectType");
     if ((x = v.objectHandle) !== undefined) seen += put64(m, o + 48, x, S, "objectHandle");
     if ((x = v.heapIndex) !== undefined) seen += u32(m, o + 56, x, S, "heapIndex");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDeviceMemoryReportCallbackDataEXT (64 bytes) at byte `o` of `m`. */
@@ -2252,7 +2367,9 @@ export function structs() {
       seen++;
       array(m, o + 32, x, "u32", 4, S, "surface");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDirectFBSurfaceCreateInfoEXT (40 bytes) at byte `o` of `m`. */
@@ -2277,7 +2394,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.displayEvent) !== undefined) seen += u32(m, o + 16, x, S, "displayEvent");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDisplayEventInfoEXT (24 bytes) at byte `o` of `m`. */
@@ -2300,7 +2419,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.powerState) !== undefined) seen += u32(m, o + 16, x, S, "powerState");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDisplayPowerInfoEXT (24 bytes) at byte `o` of `m`. */
@@ -2319,7 +2440,9 @@ export function structs() {
     if ((x = v.bufferAddress) !== undefined) seen += put64(m, o, x, S, "bufferAddress");
     if ((x = v.stride) !== undefined) seen += u32(m, o + 8, x, S, "stride");
     if ((x = v.commandCount) !== undefined) seen += u32(m, o + 12, x, S, "commandCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDrawIndirectCountIndirectCommandEXT (16 bytes) at byte `o` of `m`. */
@@ -2338,7 +2461,9 @@ export function structs() {
     if ((x = v.groupCountX) !== undefined) seen += u32(m, o, x, S, "groupCountX");
     if ((x = v.groupCountY) !== undefined) seen += u32(m, o + 4, x, S, "groupCountY");
     if ((x = v.groupCountZ) !== undefined) seen += u32(m, o + 8, x, S, "groupCountZ");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDrawMeshTasksIndirectCommandEXT (12 bytes) at byte `o` of `m`. */
@@ -2361,7 +2486,9 @@ export function structs() {
     if ((x = v.drmFormatModifierTilingFeatures) !== undefined) {
       seen += put64(m, o + 16, x, S, "drmFormatModifierTilingFeatures");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDrmFormatModifierProperties2EXT (24 bytes) at byte `o` of `m`. */
@@ -2384,7 +2511,9 @@ export function structs() {
     if ((x = v.drmFormatModifierTilingFeatures) !== undefined) {
       seen += u32(m, o + 12, x, S, "drmFormatModifierTilingFeatures");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDrmFormatModifierPropertiesEXT (16 bytes) at byte `o` of `m`. */
@@ -2441,7 +2570,9 @@ export function structs() {
     }
     if ((x = v.drmFormatModifierCount) !== undefined) seen += u32(m, o + 16, x, S, "drmFormatModifierCount");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "drmFormatModifierCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDrmFormatModifierPropertiesList2EXT (32 bytes) at byte `o` of `m`. */
@@ -2499,7 +2630,9 @@ export function structs() {
     }
     if ((x = v.drmFormatModifierCount) !== undefined) seen += u32(m, o + 16, x, S, "drmFormatModifierCount");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "drmFormatModifierCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDrmFormatModifierPropertiesListEXT (32 bytes) at byte `o` of `m`. */
@@ -2524,7 +2657,9 @@ export function structs() {
     }
     if ((x = v.memory) !== undefined) seen += putPointer(m, o + 16, x, S, "memory");
     if ((x = v.mtlBuffer) !== undefined) seen += put64(m, o + 24, x, S, "mtlBuffer");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkExportMetalBufferInfoEXT (32 bytes) at byte `o` of `m`. */
@@ -2549,7 +2684,9 @@ export function structs() {
     }
     if ((x = v.queue) !== undefined) seen += putPointer(m, o + 16, x, S, "queue");
     if ((x = v.mtlCommandQueue) !== undefined) seen += put64(m, o + 24, x, S, "mtlCommandQueue");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkExportMetalCommandQueueInfoEXT (32 bytes) at byte `o` of `m`. */
@@ -2573,7 +2710,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.mtlDevice) !== undefined) seen += put64(m, o + 16, x, S, "mtlDevice");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkExportMetalDeviceInfoEXT (24 bytes) at byte `o` of `m`. */
@@ -2597,7 +2736,9 @@ export function structs() {
     }
     if ((x = v.image) !== undefined) seen += putPointer(m, o + 16, x, S, "image");
     if ((x = v.ioSurface) !== undefined) seen += put64(m, o + 24, x, S, "ioSurface");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkExportMetalIOSurfaceInfoEXT (32 bytes) at byte `o` of `m`. */
@@ -2621,7 +2762,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.exportObjectType) !== undefined) seen += u32(m, o + 16, x, S, "exportObjectType");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkExportMetalObjectCreateInfoEXT (24 bytes) at byte `o` of `m`. */
@@ -2643,7 +2786,9 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkExportMetalObjectsInfoEXT (16 bytes) at byte `o` of `m`. */
@@ -2667,7 +2812,9 @@ export function structs() {
     if ((x = v.semaphore) !== undefined) seen += putPointer(m, o + 16, x, S, "semaphore");
     if ((x = v.event) !== undefined) seen += putPointer(m, o + 24, x, S, "event");
     if ((x = v.mtlSharedEvent) !== undefined) seen += put64(m, o + 32, x, S, "mtlSharedEvent");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkExportMetalSharedEventInfoEXT (40 bytes) at byte `o` of `m`. */
@@ -2696,7 +2843,9 @@ export function structs() {
     if ((x = v.bufferView) !== undefined) seen += putPointer(m, o + 32, x, S, "bufferView");
     if ((x = v.plane) !== undefined) seen += u32(m, o + 40, x, S, "plane");
     if ((x = v.mtlTexture) !== undefined) seen += put64(m, o + 48, x, S, "mtlTexture");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkExportMetalTextureInfoEXT (56 bytes) at byte `o` of `m`. */
@@ -2725,7 +2874,9 @@ export function structs() {
     if ((x = v.acquireUnmodifiedMemory) !== undefined) {
       seen += u32(m, o + 16, x, S, "acquireUnmodifiedMemory");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkExternalMemoryAcquireUnmodifiedEXT (24 bytes) at byte `o` of `m`. */
@@ -2749,7 +2900,9 @@ export function structs() {
     }
     if ((x = v.filterCubic) !== undefined) seen += u32(m, o + 16, x, S, "filterCubic");
     if ((x = v.filterCubicMinmax) !== undefined) seen += u32(m, o + 20, x, S, "filterCubicMinmax");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkFilterCubicImageViewImageFormatPropertiesEXT (24 bytes) at byte `o` of `m`. */
@@ -2814,7 +2967,9 @@ export function structs() {
     else if (n1 >= 0) u32(m, o + 48, n1, S, "bufferCount");
     if ((x = v.tagSize) !== undefined) seen += put64(m, o + 72, x, S, "tagSize");
     else if (n2 >= 0) put64(m, o + 72, n2, S, "tagSize");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkFrameBoundaryEXT (88 bytes) at byte `o` of `m`. */
@@ -2858,7 +3013,9 @@ export function structs() {
     if ((x = v.maxSequenceCount) !== undefined) seen += u32(m, o + 72, x, S, "maxSequenceCount");
     if ((x = v.sequenceCountAddress) !== undefined) seen += put64(m, o + 80, x, S, "sequenceCountAddress");
     if ((x = v.maxDrawCount) !== undefined) seen += u32(m, o + 88, x, S, "maxDrawCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkGeneratedCommandsInfoEXT (96 bytes) at byte `o` of `m`. */
@@ -2897,7 +3054,9 @@ export function structs() {
     }
     if ((x = v.maxSequenceCount) !== undefined) seen += u32(m, o + 32, x, S, "maxSequenceCount");
     if ((x = v.maxDrawCount) !== undefined) seen += u32(m, o + 36, x, S, "maxDrawCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkGeneratedCommandsMemoryRequirementsInfoEXT (40 bytes) at byte `o` of `m`. */
@@ -2923,7 +3082,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.pipeline) !== undefined) seen += putPointer(m, o + 16, x, S, "pipeline");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkGeneratedCommandsPipelineInfoEXT (24 bytes) at byte `o` of `m`. */
@@ -2958,7 +3119,9 @@ export function structs() {
     }
     if ((x = v.shaderCount) !== undefined) seen += u32(m, o + 16, x, S, "shaderCount");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "shaderCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkGeneratedCommandsShaderInfoEXT (32 bytes) at byte `o` of `m`. */
@@ -2982,7 +3145,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkGraphicsPipelineLibraryCreateInfoEXT (24 bytes) at byte `o` of `m`. */
@@ -3030,7 +3195,9 @@ export function structs() {
     if ((x = v.maxFrameAverageLightLevel) !== undefined) {
       seen += f32(m, o + 60, x, S, "maxFrameAverageLightLevel");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkHdrMetadataEXT (64 bytes) at byte `o` of `m`. */
@@ -3060,7 +3227,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkHeadlessSurfaceCreateInfoEXT (24 bytes) at byte `o` of `m`. */
@@ -3089,7 +3258,9 @@ export function structs() {
     }
     if ((x = v.size) !== undefined) seen += put64(m, o + 8, x, S, "size");
     else if (n0 >= 0) put64(m, o + 8, n0, S, "size");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkHostAddressRangeConstEXT (16 bytes) at byte `o` of `m`. */
@@ -3117,7 +3288,9 @@ export function structs() {
     }
     if ((x = v.size) !== undefined) seen += put64(m, o + 8, x, S, "size");
     else if (n0 >= 0) put64(m, o + 8, n0, S, "size");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkHostAddressRangeEXT (16 bytes) at byte `o` of `m`. */
@@ -3139,7 +3312,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.image) !== undefined) seen += putPointer(m, o + 16, x, S, "image");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImageCaptureDescriptorDataInfoEXT (24 bytes) at byte `o` of `m`. */
@@ -3176,7 +3351,9 @@ export function structs() {
     if ((x = v.compressionControlPlaneCount) !== undefined) {
       seen += u32(m, o + 20, x, S, "compressionControlPlaneCount");
     } else if (n0 >= 0) u32(m, o + 20, n0, S, "compressionControlPlaneCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImageCompressionControlEXT (32 bytes) at byte `o` of `m`. */
@@ -3204,7 +3381,9 @@ export function structs() {
     if ((x = v.imageCompressionFixedRateFlags) !== undefined) {
       seen += u32(m, o + 20, x, S, "imageCompressionFixedRateFlags");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImageCompressionPropertiesEXT (24 bytes) at byte `o` of `m`. */
@@ -3248,7 +3427,9 @@ export function structs() {
       }
     }
     if ((x = v.layout) !== undefined) seen += u32(m, o + 24, x, S, "layout");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImageDescriptorInfoEXT (32 bytes) at byte `o` of `m`. */
@@ -3301,7 +3482,9 @@ export function structs() {
     if ((x = v.drmFormatModifierPlaneCount) !== undefined) {
       seen += u32(m, o + 24, x, S, "drmFormatModifierPlaneCount");
     } else if (n0 >= 0) u32(m, o + 24, n0, S, "drmFormatModifierPlaneCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImageDrmFormatModifierExplicitCreateInfoEXT (40 bytes) at byte `o` of `m`. */
@@ -3338,7 +3521,9 @@ export function structs() {
     }
     if ((x = v.drmFormatModifierCount) !== undefined) seen += u32(m, o + 16, x, S, "drmFormatModifierCount");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "drmFormatModifierCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImageDrmFormatModifierListCreateInfoEXT (32 bytes) at byte `o` of `m`. */
@@ -3362,7 +3547,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.drmFormatModifier) !== undefined) seen += put64(m, o + 16, x, S, "drmFormatModifier");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImageDrmFormatModifierPropertiesEXT (24 bytes) at byte `o` of `m`. */
@@ -3385,7 +3572,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.tilingControl) !== undefined) seen += u32(m, o + 16, x, S, "tilingControl");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImageTilingControlCreateInfoEXT (24 bytes) at byte `o` of `m`. */
@@ -3408,7 +3597,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.decodeMode) !== undefined) seen += u32(m, o + 16, x, S, "decodeMode");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImageViewASTCDecodeModeEXT (24 bytes) at byte `o` of `m`. */
@@ -3431,7 +3622,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.imageView) !== undefined) seen += putPointer(m, o + 16, x, S, "imageView");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImageViewCaptureDescriptorDataInfoEXT (24 bytes) at byte `o` of `m`. */
@@ -3454,7 +3647,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.minLod) !== undefined) seen += f32(m, o + 16, x, S, "minLod");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImageViewMinLodCreateInfoEXT (24 bytes) at byte `o` of `m`. */
@@ -3478,7 +3673,9 @@ export function structs() {
     }
     if ((x = v.sliceOffset) !== undefined) seen += u32(m, o + 16, x, S, "sliceOffset");
     if ((x = v.sliceCount) !== undefined) seen += u32(m, o + 20, x, S, "sliceCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImageViewSlicedCreateInfoEXT (24 bytes) at byte `o` of `m`. */
@@ -3506,7 +3703,9 @@ export function structs() {
       seen++;
       array(m, o + 24, x, "bytes", 1, S, "pHostPointer");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImportMemoryHostPointerInfoEXT (32 bytes) at byte `o` of `m`. */
@@ -3534,7 +3733,9 @@ export function structs() {
       seen++;
       array(m, o + 24, x, "bytes", 1, S, "handle");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImportMemoryMetalHandleInfoEXT (32 bytes) at byte `o` of `m`. */
@@ -3558,7 +3759,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.mtlBuffer) !== undefined) seen += put64(m, o + 16, x, S, "mtlBuffer");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImportMetalBufferInfoEXT (24 bytes) at byte `o` of `m`. */
@@ -3581,7 +3784,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.ioSurface) !== undefined) seen += put64(m, o + 16, x, S, "ioSurface");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImportMetalIOSurfaceInfoEXT (24 bytes) at byte `o` of `m`. */
@@ -3604,7 +3809,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.mtlSharedEvent) !== undefined) seen += put64(m, o + 16, x, S, "mtlSharedEvent");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImportMetalSharedEventInfoEXT (24 bytes) at byte `o` of `m`. */
@@ -3628,7 +3835,9 @@ export function structs() {
     }
     if ((x = v.plane) !== undefined) seen += u32(m, o + 16, x, S, "plane");
     if ((x = v.mtlTexture) !== undefined) seen += put64(m, o + 24, x, S, "mtlTexture");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImportMetalTextureInfoEXT (32 bytes) at byte `o` of `m`. */
@@ -3647,7 +3856,9 @@ export function structs() {
     let seen = 0, x;
     if ((x = v.type) !== undefined) seen += u32(m, o, x, S, "type");
     if ((x = v.shaderStages) !== undefined) seen += u32(m, o + 4, x, S, "shaderStages");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkIndirectCommandsExecutionSetTokenEXT (8 bytes) at byte `o` of `m`. */
@@ -3663,7 +3874,9 @@ export function structs() {
     const S = "VkIndirectCommandsIndexBufferTokenEXT";
     let seen = 0, x;
     if ((x = v.mode) !== undefined) seen += u32(m, o, x, S, "mode");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkIndirectCommandsIndexBufferTokenEXT (4 bytes) at byte `o` of `m`. */
@@ -3715,7 +3928,9 @@ export function structs() {
     }
     if ((x = v.tokenCount) !== undefined) seen += u32(m, o + 40, x, S, "tokenCount");
     else if (n0 >= 0) u32(m, o + 40, n0, S, "tokenCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkIndirectCommandsLayoutCreateInfoEXT (56 bytes) at byte `o` of `m`. */
@@ -3749,7 +3964,9 @@ export function structs() {
       writeVkIndirectCommandsTokenDataEXT(m, o + 24, x, 0);
     }
     if ((x = v.offset) !== undefined) seen += u32(m, o + 32, x, S, "offset");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkIndirectCommandsLayoutTokenEXT (40 bytes) at byte `o` of `m`. */
@@ -3772,7 +3989,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "updateRange", x, "an object");
       writeNamed("VkPushConstantRange", m, o, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkIndirectCommandsPushConstantTokenEXT (12 bytes) at byte `o` of `m`. */
@@ -3881,7 +4100,9 @@ export function structs() {
         } else t = 0;
       }
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkIndirectCommandsTokenDataEXT (8 bytes) at byte `o` of `m`. */
@@ -3899,7 +4120,9 @@ export function structs() {
     const S = "VkIndirectCommandsVertexBufferTokenEXT";
     let seen = 0, x;
     if ((x = v.vertexBindingUnit) !== undefined) seen += u32(m, o, x, S, "vertexBindingUnit");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkIndirectCommandsVertexBufferTokenEXT (4 bytes) at byte `o` of `m`. */
@@ -3925,7 +4148,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "info", x, "an object");
       writeVkIndirectExecutionSetInfoEXT(m, o + 24, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkIndirectExecutionSetCreateInfoEXT (32 bytes) at byte `o` of `m`. */
@@ -3987,7 +4212,9 @@ export function structs() {
         } else t = 0;
       }
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkIndirectExecutionSetInfoEXT (8 bytes) at byte `o` of `m`. */
@@ -4010,7 +4237,9 @@ export function structs() {
     }
     if ((x = v.initialPipeline) !== undefined) seen += putPointer(m, o + 16, x, S, "initialPipeline");
     if ((x = v.maxPipelineCount) !== undefined) seen += u32(m, o + 24, x, S, "maxPipelineCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkIndirectExecutionSetPipelineInfoEXT (32 bytes) at byte `o` of `m`. */
@@ -4105,7 +4334,9 @@ export function structs() {
     else if (n0 >= 0) u32(m, o + 16, n0, S, "shaderCount");
     if ((x = v.pushConstantRangeCount) !== undefined) seen += u32(m, o + 44, x, S, "pushConstantRangeCount");
     else if (n1 >= 0) u32(m, o + 44, n1, S, "pushConstantRangeCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkIndirectExecutionSetShaderInfoEXT (56 bytes) at byte `o` of `m`. */
@@ -4145,7 +4376,9 @@ export function structs() {
     }
     if ((x = v.setLayoutCount) !== undefined) seen += u32(m, o + 16, x, S, "setLayoutCount");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "setLayoutCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkIndirectExecutionSetShaderLayoutInfoEXT (32 bytes) at byte `o` of `m`. */
@@ -4184,7 +4417,9 @@ export function structs() {
     }
     if ((x = v.valueCount) !== undefined) seen += u32(m, o + 20, x, S, "valueCount");
     else if (n0 >= 0) u32(m, o + 20, n0, S, "valueCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkLayerSettingEXT (32 bytes) at byte `o` of `m`. */
@@ -4236,7 +4471,9 @@ export function structs() {
     }
     if ((x = v.settingCount) !== undefined) seen += u32(m, o + 16, x, S, "settingCount");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "settingCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkLayerSettingsCreateInfoEXT (32 bytes) at byte `o` of `m`. */
@@ -4261,7 +4498,9 @@ export function structs() {
     }
     if ((x = v.memory) !== undefined) seen += putPointer(m, o + 16, x, S, "memory");
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 24, x, S, "handleType");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkMemoryGetMetalHandleInfoEXT (32 bytes) at byte `o` of `m`. */
@@ -4285,7 +4524,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.memoryTypeBits) !== undefined) seen += u32(m, o + 16, x, S, "memoryTypeBits");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkMemoryHostPointerPropertiesEXT (24 bytes) at byte `o` of `m`. */
@@ -4311,7 +4552,9 @@ export function structs() {
       seen++;
       array(m, o + 16, x, "bytes", 1, S, "pPlacedAddress");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkMemoryMapPlacedInfoEXT (24 bytes) at byte `o` of `m`. */
@@ -4334,7 +4577,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.memoryTypeBits) !== undefined) seen += u32(m, o + 16, x, S, "memoryTypeBits");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkMemoryMetalHandlePropertiesEXT (24 bytes) at byte `o` of `m`. */
@@ -4357,7 +4602,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.priority) !== undefined) seen += f32(m, o + 16, x, S, "priority");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkMemoryPriorityAllocateInfoEXT (24 bytes) at byte `o` of `m`. */
@@ -4384,7 +4631,9 @@ export function structs() {
       seen++;
       array(m, o + 24, x, "u32", 4, S, "pLayer");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkMetalSurfaceCreateInfoEXT (32 bytes) at byte `o` of `m`. */
@@ -4465,7 +4714,9 @@ export function structs() {
     if ((x = v.triangleArrayStride) !== undefined) seen += put64(m, o + 88, x, S, "triangleArrayStride");
     if ((x = v.usageCountsCount) !== undefined) seen += u32(m, o + 40, x, S, "usageCountsCount");
     else if (n0 >= 0) u32(m, o + 40, n0, S, "usageCountsCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkMicromapBuildInfoEXT (96 bytes) at byte `o` of `m`. */
@@ -4500,7 +4751,9 @@ export function structs() {
     if ((x = v.micromapSize) !== undefined) seen += put64(m, o + 16, x, S, "micromapSize");
     if ((x = v.buildScratchSize) !== undefined) seen += put64(m, o + 24, x, S, "buildScratchSize");
     if ((x = v.discardable) !== undefined) seen += u32(m, o + 32, x, S, "discardable");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkMicromapBuildSizesInfoEXT (40 bytes) at byte `o` of `m`. */
@@ -4530,7 +4783,9 @@ export function structs() {
     if ((x = v.size) !== undefined) seen += put64(m, o + 40, x, S, "size");
     if ((x = v.type) !== undefined) seen += u32(m, o + 48, x, S, "type");
     if ((x = v.deviceAddress) !== undefined) seen += put64(m, o + 56, x, S, "deviceAddress");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkMicromapCreateInfoEXT (64 bytes) at byte `o` of `m`. */
@@ -4554,7 +4809,9 @@ export function structs() {
     if ((x = v.count) !== undefined) seen += u32(m, o, x, S, "count");
     if ((x = v.subdivisionLevel) !== undefined) seen += u32(m, o + 4, x, S, "subdivisionLevel");
     if ((x = v.format) !== undefined) seen += u32(m, o + 8, x, S, "format");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkMicromapUsageEXT (12 bytes) at byte `o` of `m`. */
@@ -4580,7 +4837,9 @@ export function structs() {
       seen++;
       array(m, o + 16, x, "u8", 1, S, "pVersionData");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkMicromapVersionInfoEXT (24 bytes) at byte `o` of `m`. */
@@ -4599,7 +4858,9 @@ export function structs() {
     if ((x = v.firstIndex) !== undefined) seen += u32(m, o, x, S, "firstIndex");
     if ((x = v.indexCount) !== undefined) seen += u32(m, o + 4, x, S, "indexCount");
     if ((x = v.vertexOffset) !== undefined) seen += i32(m, o + 8, x, S, "vertexOffset");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkMultiDrawIndexedInfoEXT (12 bytes) at byte `o` of `m`. */
@@ -4617,7 +4878,9 @@ export function structs() {
     let seen = 0, x;
     if ((x = v.firstVertex) !== undefined) seen += u32(m, o, x, S, "firstVertex");
     if ((x = v.vertexCount) !== undefined) seen += u32(m, o + 4, x, S, "vertexCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkMultiDrawInfoEXT (8 bytes) at byte `o` of `m`. */
@@ -4643,7 +4906,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "maxSampleLocationGridSize", x, "an object");
       writeNamed("VkExtent2D", m, o + 16, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkMultisamplePropertiesEXT (24 bytes) at byte `o` of `m`. */
@@ -4669,7 +4934,9 @@ export function structs() {
       seen += u32(m, o + 16, x, S, "multisampledRenderToSingleSampledEnable");
     }
     if ((x = v.rasterizationSamples) !== undefined) seen += u32(m, o + 20, x, S, "rasterizationSamples");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkMultisampledRenderToSingleSampledInfoEXT (24 bytes) at byte `o` of `m`. */
@@ -4728,7 +4995,9 @@ export function structs() {
     if ((x = v.mutableDescriptorTypeListCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "mutableDescriptorTypeListCount");
     } else if (n0 >= 0) u32(m, o + 16, n0, S, "mutableDescriptorTypeListCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkMutableDescriptorTypeCreateInfoEXT (32 bytes) at byte `o` of `m`. */
@@ -4758,7 +5027,9 @@ export function structs() {
     }
     if ((x = v.descriptorTypeCount) !== undefined) seen += u32(m, o, x, S, "descriptorTypeCount");
     else if (n0 >= 0) u32(m, o, n0, S, "descriptorTypeCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkMutableDescriptorTypeListEXT (16 bytes) at byte `o` of `m`. */
@@ -4799,7 +5070,9 @@ export function structs() {
         } else t = 0;
       }
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkOpaqueCaptureDataCreateInfoEXT (24 bytes) at byte `o` of `m`. */
@@ -4825,7 +5098,9 @@ export function structs() {
       seen++;
       array(m, o + 16, x, "bytes", 1, S, "opaqueCaptureDescriptorData");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkOpaqueCaptureDescriptorDataCreateInfoEXT (24 bytes) at byte `o` of `m`. */
@@ -4880,7 +5155,9 @@ export function structs() {
     if ((x = v.reportComplete) !== undefined) seen += u32(m, o + 64, x, S, "reportComplete");
     if ((x = v.presentStageCount) !== undefined) seen += u32(m, o + 32, x, S, "presentStageCount");
     else if (n0 >= 0) u32(m, o + 32, n0, S, "presentStageCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPastPresentationTimingEXT (72 bytes) at byte `o` of `m`. */
@@ -4910,7 +5187,9 @@ export function structs() {
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
     if ((x = v.swapchain) !== undefined) seen += putPointer(m, o + 24, x, S, "swapchain");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPastPresentationTimingInfoEXT (32 bytes) at byte `o` of `m`. */
@@ -4966,7 +5245,9 @@ export function structs() {
     if ((x = v.presentationTimingCount) !== undefined) {
       seen += u32(m, o + 32, x, S, "presentationTimingCount");
     } else if (n0 >= 0) u32(m, o + 32, n0, S, "presentationTimingCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPastPresentationTimingPropertiesEXT (48 bytes) at byte `o` of `m`. */
@@ -4993,7 +5274,9 @@ export function structs() {
     }
     if ((x = v.formatA4R4G4B4) !== undefined) seen += u32(m, o + 16, x, S, "formatA4R4G4B4");
     if ((x = v.formatA4B4G4R4) !== undefined) seen += u32(m, o + 20, x, S, "formatA4B4G4R4");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDevice4444FormatsFeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -5019,7 +5302,9 @@ export function structs() {
     if ((x = v.decodeModeSharedExponent) !== undefined) {
       seen += u32(m, o + 16, x, S, "decodeModeSharedExponent");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceASTCDecodeFeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -5042,7 +5327,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.reportAddressBinding) !== undefined) seen += u32(m, o + 16, x, S, "reportAddressBinding");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceAddressBindingReportFeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -5067,7 +5354,9 @@ export function structs() {
     if ((x = v.attachmentFeedbackLoopDynamicState) !== undefined) {
       seen += u32(m, o + 16, x, S, "attachmentFeedbackLoopDynamicState");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceAttachmentFeedbackLoopDynamicStateFeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -5092,7 +5381,9 @@ export function structs() {
     if ((x = v.attachmentFeedbackLoopLayout) !== undefined) {
       seen += u32(m, o + 16, x, S, "attachmentFeedbackLoopLayout");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceAttachmentFeedbackLoopLayoutFeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -5117,7 +5408,9 @@ export function structs() {
     if ((x = v.advancedBlendCoherentOperations) !== undefined) {
       seen += u32(m, o + 16, x, S, "advancedBlendCoherentOperations");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceBlendOperationAdvancedFeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -5157,7 +5450,9 @@ export function structs() {
     if ((x = v.advancedBlendAllOperations) !== undefined) {
       seen += u32(m, o + 36, x, S, "advancedBlendAllOperations");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceBlendOperationAdvancedPropertiesEXT (40 bytes) at byte `o` of `m`. */
@@ -5188,7 +5483,9 @@ export function structs() {
     if ((x = v.borderColorSwizzleFromImage) !== undefined) {
       seen += u32(m, o + 20, x, S, "borderColorSwizzleFromImage");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceBorderColorSwizzleFeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -5218,7 +5515,9 @@ export function structs() {
     if ((x = v.bufferDeviceAddressMultiDevice) !== undefined) {
       seen += u32(m, o + 24, x, S, "bufferDeviceAddressMultiDevice");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceBufferDeviceAddressFeaturesEXT (32 bytes) at byte `o` of `m`. */
@@ -5243,7 +5542,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.colorWriteEnable) !== undefined) seen += u32(m, o + 16, x, S, "colorWriteEnable");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceColorWriteEnableFeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -5269,7 +5570,9 @@ export function structs() {
     if ((x = v.inheritedConditionalRendering) !== undefined) {
       seen += u32(m, o + 20, x, S, "inheritedConditionalRendering");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceConditionalRenderingFeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -5319,7 +5622,9 @@ export function structs() {
     if ((x = v.conservativeRasterizationPostDepthCoverage) !== undefined) {
       seen += u32(m, o + 48, x, S, "conservativeRasterizationPostDepthCoverage");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceConservativeRasterizationPropertiesEXT (56 bytes) at byte `o` of `m`. */
@@ -5353,7 +5658,9 @@ export function structs() {
     if ((x = v.invocations) !== undefined) seen += u32(m, o + 20, x, S, "invocations");
     if ((x = v.subgroupSize) !== undefined) seen += u32(m, o + 24, x, S, "subgroupSize");
     if ((x = v.flags) !== undefined) seen += u32(m, o + 28, x, S, "flags");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceCooperativeMatrixInfo2EXT (32 bytes) at byte `o` of `m`. */
@@ -5393,7 +5700,9 @@ export function structs() {
     if ((x = v.cooperativeMatrixGetCoordinate) !== undefined) {
       seen += u32(m, o + 32, x, S, "cooperativeMatrixGetCoordinate");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceCooperativeMatrixMaintenance1FeaturesEXT (40 bytes) at byte `o` of `m`. */
@@ -5423,7 +5732,9 @@ export function structs() {
     if ((x = v.customBorderColorWithoutFormat) !== undefined) {
       seen += u32(m, o + 20, x, S, "customBorderColorWithoutFormat");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceCustomBorderColorFeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -5449,7 +5760,9 @@ export function structs() {
     if ((x = v.maxCustomBorderColorSamplers) !== undefined) {
       seen += u32(m, o + 16, x, S, "maxCustomBorderColorSamplers");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceCustomBorderColorPropertiesEXT (24 bytes) at byte `o` of `m`. */
@@ -5472,7 +5785,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.customResolve) !== undefined) seen += u32(m, o + 16, x, S, "customResolve");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceCustomResolveFeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -5500,7 +5815,9 @@ export function structs() {
     }
     if ((x = v.floatRepresentation) !== undefined) seen += u32(m, o + 24, x, S, "floatRepresentation");
     if ((x = v.depthBiasExact) !== undefined) seen += u32(m, o + 28, x, S, "depthBiasExact");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceDepthBiasControlFeaturesEXT (32 bytes) at byte `o` of `m`. */
@@ -5526,7 +5843,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.depthClampControl) !== undefined) seen += u32(m, o + 16, x, S, "depthClampControl");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceDepthClampControlFeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -5549,7 +5868,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.depthClipControl) !== undefined) seen += u32(m, o + 16, x, S, "depthClipControl");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceDepthClipControlFeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -5572,7 +5893,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.depthClipEnable) !== undefined) seen += u32(m, o + 16, x, S, "depthClipEnable");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceDepthClipEnableFeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -5597,7 +5920,9 @@ export function structs() {
     if ((x = v.combinedImageSamplerDensityMapDescriptorSize) !== undefined) {
       seen += put64(m, o + 16, x, S, "combinedImageSamplerDensityMapDescriptorSize");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceDescriptorBufferDensityMapPropertiesEXT (24 bytes) at byte `o` of `m`. */
@@ -5629,7 +5954,9 @@ export function structs() {
     if ((x = v.descriptorBufferPushDescriptors) !== undefined) {
       seen += u32(m, o + 28, x, S, "descriptorBufferPushDescriptors");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceDescriptorBufferFeaturesEXT (32 bytes) at byte `o` of `m`. */
@@ -5751,7 +6078,9 @@ export function structs() {
     if ((x = v.descriptorBufferAddressSpaceSize) !== undefined) {
       seen += put64(m, o + 248, x, S, "descriptorBufferAddressSpaceSize");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceDescriptorBufferPropertiesEXT (256 bytes) at byte `o` of `m`. */
@@ -5809,7 +6138,9 @@ export function structs() {
     if ((x = v.descriptorHeapCaptureReplay) !== undefined) {
       seen += u32(m, o + 20, x, S, "descriptorHeapCaptureReplay");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceDescriptorHeapFeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -5871,7 +6202,9 @@ export function structs() {
     if ((x = v.protectedDescriptorHeaps) !== undefined) {
       seen += u32(m, o + 148, x, S, "protectedDescriptorHeaps");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceDescriptorHeapPropertiesEXT (152 bytes) at byte `o` of `m`. */
@@ -5917,7 +6250,9 @@ export function structs() {
     if ((x = v.dynamicGeneratedPipelineLayout) !== undefined) {
       seen += u32(m, o + 20, x, S, "dynamicGeneratedPipelineLayout");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceDeviceGeneratedCommandsFeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -5976,7 +6311,9 @@ export function structs() {
     if ((x = v.deviceGeneratedCommandsMultiDrawIndirectCount) !== undefined) {
       seen += u32(m, o + 60, x, S, "deviceGeneratedCommandsMultiDrawIndirectCount");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceDeviceGeneratedCommandsPropertiesEXT (64 bytes) at byte `o` of `m`. */
@@ -6010,7 +6347,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.deviceMemoryReport) !== undefined) seen += u32(m, o + 16, x, S, "deviceMemoryReport");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceDeviceMemoryReportFeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -6033,7 +6372,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.maxDiscardRectangles) !== undefined) seen += u32(m, o + 16, x, S, "maxDiscardRectangles");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceDiscardRectanglePropertiesEXT (24 bytes) at byte `o` of `m`. */
@@ -6061,7 +6402,9 @@ export function structs() {
     if ((x = v.primaryMinor) !== undefined) seen += put64(m, o + 32, x, S, "primaryMinor");
     if ((x = v.renderMajor) !== undefined) seen += put64(m, o + 40, x, S, "renderMajor");
     if ((x = v.renderMinor) !== undefined) seen += put64(m, o + 48, x, S, "renderMinor");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceDrmPropertiesEXT (56 bytes) at byte `o` of `m`. */
@@ -6091,7 +6434,9 @@ export function structs() {
     if ((x = v.dynamicRenderingUnusedAttachments) !== undefined) {
       seen += u32(m, o + 16, x, S, "dynamicRenderingUnusedAttachments");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceDynamicRenderingUnusedAttachmentsFeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -6120,7 +6465,9 @@ export function structs() {
     if ((x = v.extendedDynamicState2PatchControlPoints) !== undefined) {
       seen += u32(m, o + 24, x, S, "extendedDynamicState2PatchControlPoints");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceExtendedDynamicState2FeaturesEXT (32 bytes) at byte `o` of `m`. */
@@ -6237,7 +6584,9 @@ export function structs() {
     if ((x = v.extendedDynamicState3ShadingRateImageEnable) !== undefined) {
       seen += u32(m, o + 136, x, S, "extendedDynamicState3ShadingRateImageEnable");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceExtendedDynamicState3FeaturesEXT (144 bytes) at byte `o` of `m`. */
@@ -6292,7 +6641,9 @@ export function structs() {
     if ((x = v.dynamicPrimitiveTopologyUnrestricted) !== undefined) {
       seen += u32(m, o + 16, x, S, "dynamicPrimitiveTopologyUnrestricted");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceExtendedDynamicState3PropertiesEXT (24 bytes) at byte `o` of `m`. */
@@ -6315,7 +6666,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.extendedDynamicState) !== undefined) seen += u32(m, o + 16, x, S, "extendedDynamicState");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceExtendedDynamicStateFeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -6340,7 +6693,9 @@ export function structs() {
     if ((x = v.minImportedHostPointerAlignment) !== undefined) {
       seen += put64(m, o + 16, x, S, "minImportedHostPointerAlignment");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceExternalMemoryHostPropertiesEXT (24 bytes) at byte `o` of `m`. */
@@ -6366,7 +6721,9 @@ export function structs() {
     if ((x = v.deviceFaultVendorBinary) !== undefined) {
       seen += u32(m, o + 20, x, S, "deviceFaultVendorBinary");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceFaultFeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -6392,7 +6749,9 @@ export function structs() {
     if ((x = v.fragmentDensityMapDeferred) !== undefined) {
       seen += u32(m, o + 16, x, S, "fragmentDensityMapDeferred");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceFragmentDensityMap2FeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -6424,7 +6783,9 @@ export function structs() {
     if ((x = v.maxDescriptorSetSubsampledSamplers) !== undefined) {
       seen += u32(m, o + 28, x, S, "maxDescriptorSetSubsampledSamplers");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceFragmentDensityMap2PropertiesEXT (32 bytes) at byte `o` of `m`. */
@@ -6456,7 +6817,9 @@ export function structs() {
     if ((x = v.fragmentDensityMapNonSubsampledImages) !== undefined) {
       seen += u32(m, o + 24, x, S, "fragmentDensityMapNonSubsampledImages");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceFragmentDensityMapFeaturesEXT (32 bytes) at byte `o` of `m`. */
@@ -6483,7 +6846,9 @@ export function structs() {
     if ((x = v.fragmentDensityMapOffset) !== undefined) {
       seen += u32(m, o + 16, x, S, "fragmentDensityMapOffset");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceFragmentDensityMapOffsetFeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -6512,7 +6877,9 @@ export function structs() {
       }
       writeNamed("VkExtent2D", m, o + 16, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceFragmentDensityMapOffsetPropertiesEXT (24 bytes) at byte `o` of `m`. */
@@ -6547,7 +6914,9 @@ export function structs() {
     if ((x = v.fragmentDensityInvocations) !== undefined) {
       seen += u32(m, o + 32, x, S, "fragmentDensityInvocations");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceFragmentDensityMapPropertiesEXT (40 bytes) at byte `o` of `m`. */
@@ -6580,7 +6949,9 @@ export function structs() {
     if ((x = v.fragmentShaderShadingRateInterlock) !== undefined) {
       seen += u32(m, o + 24, x, S, "fragmentShaderShadingRateInterlock");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceFragmentShaderInterlockFeaturesEXT (32 bytes) at byte `o` of `m`. */
@@ -6605,7 +6976,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.frameBoundary) !== undefined) seen += u32(m, o + 16, x, S, "frameBoundary");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceFrameBoundaryFeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -6630,7 +7003,9 @@ export function structs() {
     if ((x = v.graphicsPipelineLibrary) !== undefined) {
       seen += u32(m, o + 16, x, S, "graphicsPipelineLibrary");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceGraphicsPipelineLibraryFeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -6658,7 +7033,9 @@ export function structs() {
     if ((x = v.graphicsPipelineLibraryIndependentInterpolationDecoration) !== undefined) {
       seen += u32(m, o + 20, x, S, "graphicsPipelineLibraryIndependentInterpolationDecoration");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceGraphicsPipelineLibraryPropertiesEXT (24 bytes) at byte `o` of `m`. */
@@ -6683,7 +7060,9 @@ export function structs() {
     }
     if ((x = v.image2DViewOf3D) !== undefined) seen += u32(m, o + 16, x, S, "image2DViewOf3D");
     if ((x = v.sampler2DViewOf3D) !== undefined) seen += u32(m, o + 20, x, S, "sampler2DViewOf3D");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceImage2DViewOf3DFeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -6709,7 +7088,9 @@ export function structs() {
     if ((x = v.imageCompressionControl) !== undefined) {
       seen += u32(m, o + 16, x, S, "imageCompressionControl");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceImageCompressionControlFeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -6734,7 +7115,9 @@ export function structs() {
     if ((x = v.imageCompressionControlSwapchain) !== undefined) {
       seen += u32(m, o + 16, x, S, "imageCompressionControlSwapchain");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceImageCompressionControlSwapchainFeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -6771,7 +7154,9 @@ export function structs() {
     }
     if ((x = v.queueFamilyIndexCount) !== undefined) seen += u32(m, o + 28, x, S, "queueFamilyIndexCount");
     else if (n0 >= 0) u32(m, o + 28, n0, S, "queueFamilyIndexCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceImageDrmFormatModifierInfoEXT (40 bytes) at byte `o` of `m`. */
@@ -6797,7 +7182,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.imageSlicedViewOf3D) !== undefined) seen += u32(m, o + 16, x, S, "imageSlicedViewOf3D");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceImageSlicedViewOf3DFeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -6820,7 +7207,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.imageTilingControl) !== undefined) seen += u32(m, o + 16, x, S, "imageTilingControl");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceImageTilingControlFeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -6843,7 +7232,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.imageViewType) !== undefined) seen += u32(m, o + 16, x, S, "imageViewType");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceImageViewImageFormatInfoEXT (24 bytes) at byte `o` of `m`. */
@@ -6866,7 +7257,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.minLod) !== undefined) seen += u32(m, o + 16, x, S, "minLod");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceImageViewMinLodFeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -6889,7 +7282,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.legacyDithering) !== undefined) seen += u32(m, o + 16, x, S, "legacyDithering");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceLegacyDitheringFeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -6912,7 +7307,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.legacyVertexAttributes) !== undefined) seen += u32(m, o + 16, x, S, "legacyVertexAttributes");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceLegacyVertexAttributesFeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -6937,7 +7334,9 @@ export function structs() {
     if ((x = v.nativeUnalignedPerformance) !== undefined) {
       seen += u32(m, o + 16, x, S, "nativeUnalignedPerformance");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceLegacyVertexAttributesPropertiesEXT (24 bytes) at byte `o` of `m`. */
@@ -6962,7 +7361,9 @@ export function structs() {
     if ((x = v.memoryMapPlaced) !== undefined) seen += u32(m, o + 16, x, S, "memoryMapPlaced");
     if ((x = v.memoryMapRangePlaced) !== undefined) seen += u32(m, o + 20, x, S, "memoryMapRangePlaced");
     if ((x = v.memoryUnmapReserve) !== undefined) seen += u32(m, o + 24, x, S, "memoryUnmapReserve");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceMapMemoryPlacedFeaturesEXT (32 bytes) at byte `o` of `m`. */
@@ -6989,7 +7390,9 @@ export function structs() {
     if ((x = v.minPlacedMemoryMapAlignment) !== undefined) {
       seen += put64(m, o + 16, x, S, "minPlacedMemoryMapAlignment");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceMapMemoryPlacedPropertiesEXT (24 bytes) at byte `o` of `m`. */
@@ -7019,7 +7422,9 @@ export function structs() {
       seen++;
       fixedArray(m, o + 144, "u64", 8, 16, x, S, "heapUsage");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceMemoryBudgetPropertiesEXT (272 bytes) at byte `o` of `m`. */
@@ -7043,7 +7448,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.memoryDecompression) !== undefined) seen += u32(m, o + 16, x, S, "memoryDecompression");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceMemoryDecompressionFeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -7069,7 +7476,9 @@ export function structs() {
     if ((x = v.maxDecompressionIndirectCount) !== undefined) {
       seen += put64(m, o + 24, x, S, "maxDecompressionIndirectCount");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceMemoryDecompressionPropertiesEXT (32 bytes) at byte `o` of `m`. */
@@ -7093,7 +7502,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.memoryPriority) !== undefined) seen += u32(m, o + 16, x, S, "memoryPriority");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceMemoryPriorityFeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -7122,7 +7533,9 @@ export function structs() {
       seen += u32(m, o + 28, x, S, "primitiveFragmentShadingRateMeshShader");
     }
     if ((x = v.meshShaderQueries) !== undefined) seen += u32(m, o + 32, x, S, "meshShaderQueries");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceMeshShaderFeaturesEXT (40 bytes) at byte `o` of `m`. */
@@ -7230,7 +7643,9 @@ export function structs() {
     if ((x = v.prefersCompactPrimitiveOutput) !== undefined) {
       seen += u32(m, o + 156, x, S, "prefersCompactPrimitiveOutput");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceMeshShaderPropertiesEXT (160 bytes) at byte `o` of `m`. */
@@ -7280,7 +7695,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.multiDraw) !== undefined) seen += u32(m, o + 16, x, S, "multiDraw");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceMultiDrawFeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -7303,7 +7720,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.maxMultiDrawCount) !== undefined) seen += u32(m, o + 16, x, S, "maxMultiDrawCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceMultiDrawPropertiesEXT (24 bytes) at byte `o` of `m`. */
@@ -7328,7 +7747,9 @@ export function structs() {
     if ((x = v.multisampledRenderToSingleSampled) !== undefined) {
       seen += u32(m, o + 16, x, S, "multisampledRenderToSingleSampled");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceMultisampledRenderToSingleSampledFeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -7353,7 +7774,9 @@ export function structs() {
     if ((x = v.multisampledRenderToSwapchain) !== undefined) {
       seen += u32(m, o + 16, x, S, "multisampledRenderToSwapchain");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceMultisampledRenderToSwapchainFeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -7376,7 +7799,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.mutableDescriptorType) !== undefined) seen += u32(m, o + 16, x, S, "mutableDescriptorType");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceMutableDescriptorTypeFeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -7405,7 +7830,9 @@ export function structs() {
     if ((x = v.nestedCommandBufferSimultaneousUse) !== undefined) {
       seen += u32(m, o + 24, x, S, "nestedCommandBufferSimultaneousUse");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceNestedCommandBufferFeaturesEXT (32 bytes) at byte `o` of `m`. */
@@ -7432,7 +7859,9 @@ export function structs() {
     if ((x = v.maxCommandBufferNestingLevel) !== undefined) {
       seen += u32(m, o + 16, x, S, "maxCommandBufferNestingLevel");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceNestedCommandBufferPropertiesEXT (24 bytes) at byte `o` of `m`. */
@@ -7455,7 +7884,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.nonSeamlessCubeMap) !== undefined) seen += u32(m, o + 16, x, S, "nonSeamlessCubeMap");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceNonSeamlessCubeMapFeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -7480,7 +7911,9 @@ export function structs() {
     if ((x = v.micromap) !== undefined) seen += u32(m, o + 16, x, S, "micromap");
     if ((x = v.micromapCaptureReplay) !== undefined) seen += u32(m, o + 20, x, S, "micromapCaptureReplay");
     if ((x = v.micromapHostCommands) !== undefined) seen += u32(m, o + 24, x, S, "micromapHostCommands");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceOpacityMicromapFeaturesEXT (32 bytes) at byte `o` of `m`. */
@@ -7510,7 +7943,9 @@ export function structs() {
     if ((x = v.maxOpacity4StateSubdivisionLevel) !== undefined) {
       seen += u32(m, o + 20, x, S, "maxOpacity4StateSubdivisionLevel");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceOpacityMicromapPropertiesEXT (24 bytes) at byte `o` of `m`. */
@@ -7537,7 +7972,9 @@ export function structs() {
     if ((x = v.pciBus) !== undefined) seen += u32(m, o + 20, x, S, "pciBus");
     if ((x = v.pciDevice) !== undefined) seen += u32(m, o + 24, x, S, "pciDevice");
     if ((x = v.pciFunction) !== undefined) seen += u32(m, o + 28, x, S, "pciFunction");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDevicePCIBusInfoPropertiesEXT (32 bytes) at byte `o` of `m`. */
@@ -7565,7 +8002,9 @@ export function structs() {
     if ((x = v.pageableDeviceLocalMemory) !== undefined) {
       seen += u32(m, o + 16, x, S, "pageableDeviceLocalMemory");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDevicePageableDeviceLocalMemoryFeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -7590,7 +8029,9 @@ export function structs() {
     if ((x = v.pipelineLibraryGroupHandles) !== undefined) {
       seen += u32(m, o + 16, x, S, "pipelineLibraryGroupHandles");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDevicePipelineLibraryGroupHandlesFeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -7615,7 +8056,9 @@ export function structs() {
     if ((x = v.pipelinePropertiesIdentifier) !== undefined) {
       seen += u32(m, o + 16, x, S, "pipelinePropertiesIdentifier");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDevicePipelinePropertiesFeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -7640,7 +8083,9 @@ export function structs() {
     if ((x = v.presentTiming) !== undefined) seen += u32(m, o + 16, x, S, "presentTiming");
     if ((x = v.presentAtAbsoluteTime) !== undefined) seen += u32(m, o + 20, x, S, "presentAtAbsoluteTime");
     if ((x = v.presentAtRelativeTime) !== undefined) seen += u32(m, o + 24, x, S, "presentAtRelativeTime");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDevicePresentTimingFeaturesEXT (32 bytes) at byte `o` of `m`. */
@@ -7665,7 +8110,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.primitiveRestartIndex) !== undefined) seen += u32(m, o + 16, x, S, "primitiveRestartIndex");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDevicePrimitiveRestartIndexFeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -7693,7 +8140,9 @@ export function structs() {
     if ((x = v.primitiveTopologyPatchListRestart) !== undefined) {
       seen += u32(m, o + 20, x, S, "primitiveTopologyPatchListRestart");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDevicePrimitiveTopologyListRestartFeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -7725,7 +8174,9 @@ export function structs() {
     if ((x = v.primitivesGeneratedQueryWithNonZeroStreams) !== undefined) {
       seen += u32(m, o + 24, x, S, "primitivesGeneratedQueryWithNonZeroStreams");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDevicePrimitivesGeneratedQueryFeaturesEXT (32 bytes) at byte `o` of `m`. */
@@ -7753,7 +8204,9 @@ export function structs() {
     if ((x = v.transformFeedbackPreservesProvokingVertex) !== undefined) {
       seen += u32(m, o + 20, x, S, "transformFeedbackPreservesProvokingVertex");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceProvokingVertexFeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -7782,7 +8235,9 @@ export function structs() {
     if ((x = v.transformFeedbackPreservesTriangleFanProvokingVertex) !== undefined) {
       seen += u32(m, o + 20, x, S, "transformFeedbackPreservesTriangleFanProvokingVertex");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceProvokingVertexPropertiesEXT (24 bytes) at byte `o` of `m`. */
@@ -7808,7 +8263,9 @@ export function structs() {
     if ((x = v.formatRgba10x6WithoutYCbCrSampler) !== undefined) {
       seen += u32(m, o + 16, x, S, "formatRgba10x6WithoutYCbCrSampler");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceRGBA10X6FormatsFeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -7839,7 +8296,9 @@ export function structs() {
     if ((x = v.rasterizationOrderStencilAttachmentAccess) !== undefined) {
       seen += u32(m, o + 24, x, S, "rasterizationOrderStencilAttachmentAccess");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceRasterizationOrderAttachmentAccessFeaturesEXT (32 bytes) at byte `o` of `m`. */
@@ -7866,7 +8325,9 @@ export function structs() {
     if ((x = v.rayTracingInvocationReorder) !== undefined) {
       seen += u32(m, o + 16, x, S, "rayTracingInvocationReorder");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceRayTracingInvocationReorderFeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -7894,7 +8355,9 @@ export function structs() {
     if ((x = v.maxShaderBindingTableRecordIndex) !== undefined) {
       seen += u32(m, o + 20, x, S, "maxShaderBindingTableRecordIndex");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceRayTracingInvocationReorderPropertiesEXT (24 bytes) at byte `o` of `m`. */
@@ -7935,7 +8398,9 @@ export function structs() {
     if ((x = v.variableSampleLocations) !== undefined) {
       seen += u32(m, o + 40, x, S, "variableSampleLocations");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceSampleLocationsPropertiesEXT (48 bytes) at byte `o` of `m`. */
@@ -7962,7 +8427,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.shader64BitIndexing) !== undefined) seen += u32(m, o + 16, x, S, "shader64BitIndexing");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceShader64BitIndexingFeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -8020,7 +8487,9 @@ export function structs() {
     if ((x = v.sparseImageFloat32AtomicMinMax) !== undefined) {
       seen += u32(m, o + 60, x, S, "sparseImageFloat32AtomicMinMax");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT (64 bytes) at byte `o` of `m`. */
@@ -8089,7 +8558,9 @@ export function structs() {
     if ((x = v.sparseImageFloat32AtomicAdd) !== undefined) {
       seen += u32(m, o + 60, x, S, "sparseImageFloat32AtomicAdd");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceShaderAtomicFloatFeaturesEXT (64 bytes) at byte `o` of `m`. */
@@ -8126,7 +8597,9 @@ export function structs() {
     if ((x = v.shaderFloat8CooperativeMatrix) !== undefined) {
       seen += u32(m, o + 20, x, S, "shaderFloat8CooperativeMatrix");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceShaderFloat8FeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -8155,7 +8628,9 @@ export function structs() {
     if ((x = v.sparseImageInt64Atomics) !== undefined) {
       seen += u32(m, o + 20, x, S, "sparseImageInt64Atomics");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceShaderImageAtomicInt64FeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -8179,7 +8654,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.longVector) !== undefined) seen += u32(m, o + 16, x, S, "longVector");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceShaderLongVectorFeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -8202,7 +8679,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.maxVectorComponents) !== undefined) seen += u32(m, o + 16, x, S, "maxVectorComponents");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceShaderLongVectorPropertiesEXT (24 bytes) at byte `o` of `m`. */
@@ -8225,7 +8704,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.shaderModuleIdentifier) !== undefined) seen += u32(m, o + 16, x, S, "shaderModuleIdentifier");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceShaderModuleIdentifierFeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -8251,7 +8732,9 @@ export function structs() {
       seen++;
       fixedArray(m, o + 16, "u8", 1, 16, x, S, "shaderModuleIdentifierAlgorithmUUID");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceShaderModuleIdentifierPropertiesEXT (32 bytes) at byte `o` of `m`. */
@@ -8279,7 +8762,9 @@ export function structs() {
       seen += u32(m, o + 24, x, S, "shaderFloat8UnsignedE8M0");
     }
     if ((x = v.shaderMXInt8) !== undefined) seen += u32(m, o + 28, x, S, "shaderMXInt8");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceShaderOCPMicroscalingTypesFeaturesEXT (32 bytes) at byte `o` of `m`. */
@@ -8305,7 +8790,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.shaderObject) !== undefined) seen += u32(m, o + 16, x, S, "shaderObject");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceShaderObjectFeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -8332,7 +8819,9 @@ export function structs() {
       fixedArray(m, o + 16, "u8", 1, 16, x, S, "shaderBinaryUUID");
     }
     if ((x = v.shaderBinaryVersion) !== undefined) seen += u32(m, o + 32, x, S, "shaderBinaryVersion");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceShaderObjectPropertiesEXT (40 bytes) at byte `o` of `m`. */
@@ -8358,7 +8847,9 @@ export function structs() {
     if ((x = v.shaderReplicatedComposites) !== undefined) {
       seen += u32(m, o + 16, x, S, "shaderReplicatedComposites");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceShaderReplicatedCompositesFeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -8381,7 +8872,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.shaderSplitBarrier) !== undefined) seen += u32(m, o + 16, x, S, "shaderSplitBarrier");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceShaderSplitBarrierFeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -8406,7 +8899,9 @@ export function structs() {
     if ((x = v.splitBarrierReservedSharedMemory) !== undefined) {
       seen += u32(m, o + 16, x, S, "splitBarrierReservedSharedMemory");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceShaderSplitBarrierPropertiesEXT (24 bytes) at byte `o` of `m`. */
@@ -8431,7 +8926,9 @@ export function structs() {
     if ((x = v.shaderSubgroupPartitioned) !== undefined) {
       seen += u32(m, o + 16, x, S, "shaderSubgroupPartitioned");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceShaderSubgroupPartitionedFeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -8462,7 +8959,9 @@ export function structs() {
     if ((x = v.shaderTileImageStencilReadAccess) !== undefined) {
       seen += u32(m, o + 24, x, S, "shaderTileImageStencilReadAccess");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceShaderTileImageFeaturesEXT (32 bytes) at byte `o` of `m`. */
@@ -8495,7 +8994,9 @@ export function structs() {
     if ((x = v.shaderTileImageReadFromHelperInvocation) !== undefined) {
       seen += u32(m, o + 24, x, S, "shaderTileImageReadFromHelperInvocation");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceShaderTileImagePropertiesEXT (32 bytes) at byte `o` of `m`. */
@@ -8522,7 +9023,9 @@ export function structs() {
     if ((x = v.shaderUniformBufferUnsizedArray) !== undefined) {
       seen += u32(m, o + 16, x, S, "shaderUniformBufferUnsizedArray");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceShaderUniformBufferUnsizedArrayFeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -8545,7 +9048,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.subpassMergeFeedback) !== undefined) seen += u32(m, o + 16, x, S, "subpassMergeFeedback");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceSubpassMergeFeedbackFeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -8568,7 +9073,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.texelBufferAlignment) !== undefined) seen += u32(m, o + 16, x, S, "texelBufferAlignment");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceTexelBufferAlignmentFeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -8593,7 +9100,9 @@ export function structs() {
     if ((x = v.textureCompressionASTC_3D) !== undefined) {
       seen += u32(m, o + 16, x, S, "textureCompressionASTC_3D");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceTextureCompressionASTC3DFeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -8617,7 +9126,9 @@ export function structs() {
     }
     if ((x = v.transformFeedback) !== undefined) seen += u32(m, o + 16, x, S, "transformFeedback");
     if ((x = v.geometryStreams) !== undefined) seen += u32(m, o + 20, x, S, "geometryStreams");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceTransformFeedbackFeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -8668,7 +9179,9 @@ export function structs() {
       seen += u32(m, o + 52, x, S, "transformFeedbackRasterizationStreamSelect");
     }
     if ((x = v.transformFeedbackDraw) !== undefined) seen += u32(m, o + 56, x, S, "transformFeedbackDraw");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceTransformFeedbackPropertiesEXT (64 bytes) at byte `o` of `m`. */
@@ -8700,7 +9213,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.maxVertexAttribDivisor) !== undefined) seen += u32(m, o + 16, x, S, "maxVertexAttribDivisor");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceVertexAttributeDivisorPropertiesEXT (24 bytes) at byte `o` of `m`. */
@@ -8725,7 +9240,9 @@ export function structs() {
     if ((x = v.vertexAttributeRobustness) !== undefined) {
       seen += u32(m, o + 16, x, S, "vertexAttributeRobustness");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceVertexAttributeRobustnessFeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -8750,7 +9267,9 @@ export function structs() {
     if ((x = v.vertexInputDynamicState) !== undefined) {
       seen += u32(m, o + 16, x, S, "vertexInputDynamicState");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceVertexInputDynamicStateFeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -8773,7 +9292,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.ycbcr2plane444Formats) !== undefined) seen += u32(m, o + 16, x, S, "ycbcr2plane444Formats");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceYcbcr2Plane444FormatsFeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -8796,7 +9317,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.ycbcrImageArrays) !== undefined) seen += u32(m, o + 16, x, S, "ycbcrImageArrays");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceYcbcrImageArraysFeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -8821,7 +9344,9 @@ export function structs() {
     if ((x = v.zeroInitializeDeviceMemory) !== undefined) {
       seen += u32(m, o + 16, x, S, "zeroInitializeDeviceMemory");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceZeroInitializeDeviceMemoryFeaturesEXT (24 bytes) at byte `o` of `m`. */
@@ -8846,7 +9371,9 @@ export function structs() {
     if ((x = v.srcPremultiplied) !== undefined) seen += u32(m, o + 16, x, S, "srcPremultiplied");
     if ((x = v.dstPremultiplied) !== undefined) seen += u32(m, o + 20, x, S, "dstPremultiplied");
     if ((x = v.blendOverlap) !== undefined) seen += u32(m, o + 24, x, S, "blendOverlap");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineColorBlendAdvancedStateCreateInfoEXT (32 bytes) at byte `o` of `m`. */
@@ -8883,7 +9410,9 @@ export function structs() {
     }
     if ((x = v.attachmentCount) !== undefined) seen += u32(m, o + 16, x, S, "attachmentCount");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "attachmentCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineColorWriteCreateInfoEXT (32 bytes) at byte `o` of `m`. */
@@ -8936,7 +9465,9 @@ export function structs() {
     }
     if ((x = v.discardRectangleCount) !== undefined) seen += u32(m, o + 24, x, S, "discardRectangleCount");
     else if (n0 >= 0) u32(m, o + 24, n0, S, "discardRectangleCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineDiscardRectangleStateCreateInfoEXT (40 bytes) at byte `o` of `m`. */
@@ -8965,7 +9496,9 @@ export function structs() {
       seen++;
       fixedArray(m, o + 16, "u8", 1, 16, x, S, "pipelineIdentifier");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelinePropertiesIdentifierEXT (32 bytes) at byte `o` of `m`. */
@@ -8994,7 +9527,9 @@ export function structs() {
     if ((x = v.extraPrimitiveOverestimationSize) !== undefined) {
       seen += f32(m, o + 24, x, S, "extraPrimitiveOverestimationSize");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineRasterizationConservativeStateCreateInfoEXT (32 bytes) at byte `o` of `m`. */
@@ -9020,7 +9555,9 @@ export function structs() {
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
     if ((x = v.depthClipEnable) !== undefined) seen += u32(m, o + 20, x, S, "depthClipEnable");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineRasterizationDepthClipStateCreateInfoEXT (24 bytes) at byte `o` of `m`. */
@@ -9044,7 +9581,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.provokingVertexMode) !== undefined) seen += u32(m, o + 16, x, S, "provokingVertexMode");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineRasterizationProvokingVertexStateCreateInfoEXT (24 bytes) at byte `o` of `m`. */
@@ -9068,7 +9607,9 @@ export function structs() {
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
     if ((x = v.rasterizationStream) !== undefined) seen += u32(m, o + 20, x, S, "rasterizationStream");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineRasterizationStateStreamCreateInfoEXT (24 bytes) at byte `o` of `m`. */
@@ -9097,7 +9638,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "sampleLocationsInfo", x, "an object");
       writeVkSampleLocationsInfoEXT(m, o + 24, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineSampleLocationsStateCreateInfoEXT (64 bytes) at byte `o` of `m`. */
@@ -9133,7 +9676,9 @@ export function structs() {
     }
     if ((x = v.identifierSize) !== undefined) seen += u32(m, o + 16, x, S, "identifierSize");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "identifierSize");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineShaderStageModuleIdentifierCreateInfoEXT (32 bytes) at byte `o` of `m`. */
@@ -9177,7 +9722,9 @@ export function structs() {
         } else t = 0;
       }
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineViewportDepthClampControlCreateInfoEXT (32 bytes) at byte `o` of `m`. */
@@ -9201,7 +9748,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.negativeOneToOne) !== undefined) seen += u32(m, o + 16, x, S, "negativeOneToOne");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineViewportDepthClipControlCreateInfoEXT (24 bytes) at byte `o` of `m`. */
@@ -9219,7 +9768,9 @@ export function structs() {
     let seen = 0, x;
     if ((x = v.stage) !== undefined) seen += u32(m, o, x, S, "stage");
     if ((x = v.time) !== undefined) seen += put64(m, o + 8, x, S, "time");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPresentStageTimeEXT (16 bytes) at byte `o` of `m`. */
@@ -9247,7 +9798,9 @@ export function structs() {
     if ((x = v.targetTimeDomainPresentStage) !== undefined) {
       seen += u32(m, o + 44, x, S, "targetTimeDomainPresentStage");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPresentTimingInfoEXT (48 bytes) at byte `o` of `m`. */
@@ -9281,7 +9834,9 @@ export function structs() {
       seen += u32(m, o + 24, x, S, "presentAtRelativeTimeSupported");
     }
     if ((x = v.presentStageQueries) !== undefined) seen += u32(m, o + 28, x, S, "presentStageQueries");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPresentTimingSurfaceCapabilitiesEXT (32 bytes) at byte `o` of `m`. */
@@ -9334,7 +9889,9 @@ export function structs() {
     }
     if ((x = v.swapchainCount) !== undefined) seen += u32(m, o + 16, x, S, "swapchainCount");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "swapchainCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPresentTimingsInfoEXT (32 bytes) at byte `o` of `m`. */
@@ -9363,7 +9920,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "data", x, "an object");
       writeVkHostAddressRangeConstEXT(m, o + 24, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPushDataInfoEXT (40 bytes) at byte `o` of `m`. */
@@ -9387,7 +9946,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.disallowMerging) !== undefined) seen += u32(m, o + 16, x, S, "disallowMerging");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkRenderPassCreationControlEXT (24 bytes) at byte `o` of `m`. */
@@ -9434,7 +9995,9 @@ export function structs() {
         } else t = 0;
       }
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkRenderPassCreationFeedbackCreateInfoEXT (24 bytes) at byte `o` of `m`. */
@@ -9451,7 +10014,9 @@ export function structs() {
     const S = "VkRenderPassCreationFeedbackInfoEXT";
     let seen = 0, x;
     if ((x = v.postMergeSubpassCount) !== undefined) seen += u32(m, o, x, S, "postMergeSubpassCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkRenderPassCreationFeedbackInfoEXT (4 bytes) at byte `o` of `m`. */
@@ -9476,7 +10041,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "fragmentDensityMapAttachment", x, "an object");
       writeNamed("VkAttachmentReference", m, o + 16, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkRenderPassFragmentDensityMapCreateInfoEXT (24 bytes) at byte `o` of `m`. */
@@ -9529,7 +10096,9 @@ export function structs() {
     if ((x = v.fragmentDensityOffsetCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "fragmentDensityOffsetCount");
     } else if (n0 >= 0) u32(m, o + 16, n0, S, "fragmentDensityOffsetCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkRenderPassFragmentDensityMapOffsetEndInfoEXT (32 bytes) at byte `o` of `m`. */
@@ -9631,7 +10200,9 @@ export function structs() {
     if ((x = v.postSubpassSampleLocationsCount) !== undefined) {
       seen += u32(m, o + 32, x, S, "postSubpassSampleLocationsCount");
     } else if (n1 >= 0) u32(m, o + 32, n1, S, "postSubpassSampleLocationsCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkRenderPassSampleLocationsBeginInfoEXT (48 bytes) at byte `o` of `m`. */
@@ -9681,7 +10252,9 @@ export function structs() {
         } else t = 0;
       }
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkRenderPassSubpassFeedbackCreateInfoEXT (24 bytes) at byte `o` of `m`. */
@@ -9703,7 +10276,9 @@ export function structs() {
       fixedString(m, o + 4, 256, x, S, "description");
     }
     if ((x = v.postMergeIndex) !== undefined) seen += u32(m, o + 260, x, S, "postMergeIndex");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkRenderPassSubpassFeedbackInfoEXT (264 bytes) at byte `o` of `m`. */
@@ -9727,7 +10302,9 @@ export function structs() {
     }
     if ((x = v.imageView) !== undefined) seen += putPointer(m, o + 16, x, S, "imageView");
     if ((x = v.imageLayout) !== undefined) seen += u32(m, o + 24, x, S, "imageLayout");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkRenderingFragmentDensityMapAttachmentInfoEXT (32 bytes) at byte `o` of `m`. */
@@ -9824,7 +10401,9 @@ export function structs() {
         } else t = 0;
       }
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkResourceDescriptorDataEXT (8 bytes) at byte `o` of `m`. */
@@ -9853,7 +10432,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "data", x, "an object");
       writeVkResourceDescriptorDataEXT(m, o + 24, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkResourceDescriptorInfoEXT (32 bytes) at byte `o` of `m`. */
@@ -9872,7 +10453,9 @@ export function structs() {
     let seen = 0, x;
     if ((x = v.x) !== undefined) seen += f32(m, o, x, S, "x");
     if ((x = v.y) !== undefined) seen += f32(m, o + 4, x, S, "y");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSampleLocationEXT (8 bytes) at byte `o` of `m`. */
@@ -9929,7 +10512,9 @@ export function structs() {
     }
     if ((x = v.sampleLocationsCount) !== undefined) seen += u32(m, o + 28, x, S, "sampleLocationsCount");
     else if (n0 >= 0) u32(m, o + 28, n0, S, "sampleLocationsCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSampleLocationsInfoEXT (40 bytes) at byte `o` of `m`. */
@@ -9960,7 +10545,9 @@ export function structs() {
       writeNamed("VkComponentMapping", m, o + 16, x, 0);
     }
     if ((x = v.srgb) !== undefined) seen += u32(m, o + 32, x, S, "srgb");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSamplerBorderColorComponentMappingCreateInfoEXT (40 bytes) at byte `o` of `m`. */
@@ -9984,7 +10571,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.sampler) !== undefined) seen += putPointer(m, o + 16, x, S, "sampler");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSamplerCaptureDescriptorDataInfoEXT (24 bytes) at byte `o` of `m`. */
@@ -10012,7 +10601,9 @@ export function structs() {
       writeNamed("VkClearColorValue", m, o + 16, x, 0);
     }
     if ((x = v.format) !== undefined) seen += u32(m, o + 32, x, S, "format");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSamplerCustomBorderColorCreateInfoEXT (40 bytes) at byte `o` of `m`. */
@@ -10036,7 +10627,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.index) !== undefined) seen += u32(m, o + 16, x, S, "index");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSamplerCustomBorderColorIndexCreateInfoEXT (24 bytes) at byte `o` of `m`. */
@@ -10084,7 +10677,9 @@ export function structs() {
     }
     if ((x = v.setCount) !== undefined) seen += u32(m, o + 36, x, S, "setCount");
     else if (n0 >= 0) u32(m, o + 36, n0, S, "setCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSetDescriptorBufferOffsetsInfoEXT (56 bytes) at byte `o` of `m`. */
@@ -10193,7 +10788,9 @@ export function structs() {
     else if (n1 >= 0) u32(m, o + 56, n1, S, "setLayoutCount");
     if ((x = v.pushConstantRangeCount) !== undefined) seen += u32(m, o + 72, x, S, "pushConstantRangeCount");
     else if (n2 >= 0) u32(m, o + 72, n2, S, "pushConstantRangeCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkShaderCreateInfoEXT (96 bytes) at byte `o` of `m`. */
@@ -10254,7 +10851,9 @@ export function structs() {
     }
     if ((x = v.mappingCount) !== undefined) seen += u32(m, o + 16, x, S, "mappingCount");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "mappingCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkShaderDescriptorSetAndBindingMappingInfoEXT (32 bytes) at byte `o` of `m`. */
@@ -10282,7 +10881,9 @@ export function structs() {
       seen++;
       fixedArray(m, o + 20, "u8", 1, 32, x, S, "identifier");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkShaderModuleIdentifierEXT (56 bytes) at byte `o` of `m`. */
@@ -10306,7 +10907,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.validationCache) !== undefined) seen += putPointer(m, o + 16, x, S, "validationCache");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkShaderModuleValidationCacheCreateInfoEXT (24 bytes) at byte `o` of `m`. */
@@ -10329,7 +10932,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.optimal) !== undefined) seen += u32(m, o + 16, x, S, "optimal");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSubpassResolvePerformanceQueryEXT (24 bytes) at byte `o` of `m`. */
@@ -10351,7 +10956,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "sampleLocationsInfo", x, "an object");
       writeVkSampleLocationsInfoEXT(m, o + 8, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSubpassSampleLocationsEXT (48 bytes) at byte `o` of `m`. */
@@ -10375,7 +10982,9 @@ export function structs() {
     if ((x = v.subsampledImageDescriptorCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "subsampledImageDescriptorCount");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSubsampledImageFormatPropertiesEXT (24 bytes) at byte `o` of `m`. */
@@ -10424,7 +11033,9 @@ export function structs() {
     if ((x = v.supportedSurfaceCounters) !== undefined) {
       seen += u32(m, o + 68, x, S, "supportedSurfaceCounters");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSurfaceCapabilities2EXT (72 bytes) at byte `o` of `m`. */
@@ -10459,7 +11070,9 @@ export function structs() {
     if ((x = v.fullScreenExclusiveSupported) !== undefined) {
       seen += u32(m, o + 16, x, S, "fullScreenExclusiveSupported");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSurfaceCapabilitiesFullScreenExclusiveEXT (24 bytes) at byte `o` of `m`. */
@@ -10482,7 +11095,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.fullScreenExclusive) !== undefined) seen += u32(m, o + 16, x, S, "fullScreenExclusive");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSurfaceFullScreenExclusiveInfoEXT (24 bytes) at byte `o` of `m`. */
@@ -10505,7 +11120,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.hmonitor) !== undefined) seen += put64(m, o + 16, x, S, "hmonitor");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSurfaceFullScreenExclusiveWin32InfoEXT (24 bytes) at byte `o` of `m`. */
@@ -10530,7 +11147,9 @@ export function structs() {
     if ((x = v.swapchain) !== undefined) seen += putPointer(m, o + 16, x, S, "swapchain");
     if ((x = v.presentStage) !== undefined) seen += u32(m, o + 24, x, S, "presentStage");
     if ((x = v.timeDomainId) !== undefined) seen += put64(m, o + 32, x, S, "timeDomainId");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSwapchainCalibratedTimestampInfoEXT (40 bytes) at byte `o` of `m`. */
@@ -10555,7 +11174,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.surfaceCounters) !== undefined) seen += u32(m, o + 16, x, S, "surfaceCounters");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSwapchainCounterCreateInfoEXT (24 bytes) at byte `o` of `m`. */
@@ -10580,7 +11201,9 @@ export function structs() {
     if ((x = v.swapchainSupportedFlags) !== undefined) {
       seen += u32(m, o + 16, x, S, "swapchainSupportedFlags");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSwapchainFlagsSurfaceCapabilitiesEXT (24 bytes) at byte `o` of `m`. */
@@ -10625,7 +11248,9 @@ export function structs() {
     }
     if ((x = v.timeDomainCount) !== undefined) seen += u32(m, o + 16, x, S, "timeDomainCount");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "timeDomainCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSwapchainTimeDomainPropertiesEXT (40 bytes) at byte `o` of `m`. */
@@ -10651,7 +11276,9 @@ export function structs() {
     }
     if ((x = v.refreshDuration) !== undefined) seen += put64(m, o + 16, x, S, "refreshDuration");
     if ((x = v.refreshInterval) !== undefined) seen += put64(m, o + 24, x, S, "refreshInterval");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSwapchainTimingPropertiesEXT (32 bytes) at byte `o` of `m`. */
@@ -10680,7 +11307,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "addressRange", x, "an object");
       writeNamed("VkDeviceAddressRangeKHR", m, o + 24, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkTexelBufferDescriptorInfoEXT (40 bytes) at byte `o` of `m`. */
@@ -10717,7 +11346,9 @@ export function structs() {
     }
     if ((x = v.initialDataSize) !== undefined) seen += put64(m, o + 24, x, S, "initialDataSize");
     else if (n0 >= 0) put64(m, o + 24, n0, S, "initialDataSize");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkValidationCacheCreateInfoEXT (40 bytes) at byte `o` of `m`. */
@@ -10773,7 +11404,9 @@ export function structs() {
     if ((x = v.disabledValidationFeatureCount) !== undefined) {
       seen += u32(m, o + 32, x, S, "disabledValidationFeatureCount");
     } else if (n1 >= 0) u32(m, o + 32, n1, S, "disabledValidationFeatureCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkValidationFeaturesEXT (48 bytes) at byte `o` of `m`. */
@@ -10814,7 +11447,9 @@ export function structs() {
     if ((x = v.disabledValidationCheckCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "disabledValidationCheckCount");
     } else if (n0 >= 0) u32(m, o + 16, n0, S, "disabledValidationCheckCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkValidationFlagsEXT (32 bytes) at byte `o` of `m`. */
@@ -10841,7 +11476,9 @@ export function structs() {
     if ((x = v.binding) !== undefined) seen += u32(m, o + 20, x, S, "binding");
     if ((x = v.format) !== undefined) seen += u32(m, o + 24, x, S, "format");
     if ((x = v.offset) !== undefined) seen += u32(m, o + 28, x, S, "offset");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVertexInputAttributeDescription2EXT (32 bytes) at byte `o` of `m`. */
@@ -10870,7 +11507,9 @@ export function structs() {
     if ((x = v.stride) !== undefined) seen += u32(m, o + 20, x, S, "stride");
     if ((x = v.inputRate) !== undefined) seen += u32(m, o + 24, x, S, "inputRate");
     if ((x = v.divisor) !== undefined) seen += u32(m, o + 28, x, S, "divisor");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVertexInputBindingDescription2EXT (32 bytes) at byte `o` of `m`. */
@@ -10897,7 +11536,9 @@ export function structs() {
     }
     if ((x = v.index) !== undefined) seen += u32(m, o + 16, x, S, "index");
     if ((x = v.pipeline) !== undefined) seen += putPointer(m, o + 24, x, S, "pipeline");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkWriteIndirectExecutionSetPipelineEXT (32 bytes) at byte `o` of `m`. */
@@ -10922,7 +11563,9 @@ export function structs() {
     }
     if ((x = v.index) !== undefined) seen += u32(m, o + 16, x, S, "index");
     if ((x = v.shader) !== undefined) seen += putPointer(m, o + 24, x, S, "shader");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkWriteIndirectExecutionSetShaderEXT (32 bytes) at byte `o` of `m`. */
@@ -10941,7 +11584,9 @@ export function structs() {
     let seen = 0, x;
     if ((x = v.x) !== undefined) seen += f32(m, o, x, S, "x");
     if ((x = v.y) !== undefined) seen += f32(m, o + 4, x, S, "y");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkXYColorEXT (8 bytes) at byte `o` of `m`. */

@@ -21,7 +21,6 @@ import {
   fixedStringAt,
   getPointer,
   i32,
-  keys,
   mismatch,
   pointee,
   put64,
@@ -54,7 +53,9 @@ export function structs() {
     if ((x = v.maxX) !== undefined) seen += f32(m, o + 12, x, S, "maxX");
     if ((x = v.maxY) !== undefined) seen += f32(m, o + 16, x, S, "maxY");
     if ((x = v.maxZ) !== undefined) seen += f32(m, o + 20, x, S, "maxZ");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkAabbPositionsKHR (24 bytes) at byte `o` of `m`. */
@@ -131,7 +132,9 @@ export function structs() {
     }
     if ((x = v.geometryCount) !== undefined) seen += u32(m, o + 48, x, S, "geometryCount");
     else if (n0 >= 0) u32(m, o + 48, n0, S, "geometryCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkAccelerationStructureBuildGeometryInfoKHR (80 bytes) at byte `o` of `m`. */
@@ -159,7 +162,9 @@ export function structs() {
     if ((x = v.primitiveOffset) !== undefined) seen += u32(m, o + 4, x, S, "primitiveOffset");
     if ((x = v.firstVertex) !== undefined) seen += u32(m, o + 8, x, S, "firstVertex");
     if ((x = v.transformOffset) !== undefined) seen += u32(m, o + 12, x, S, "transformOffset");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkAccelerationStructureBuildRangeInfoKHR (16 bytes) at byte `o` of `m`. */
@@ -187,7 +192,9 @@ export function structs() {
     }
     if ((x = v.updateScratchSize) !== undefined) seen += put64(m, o + 24, x, S, "updateScratchSize");
     if ((x = v.buildScratchSize) !== undefined) seen += put64(m, o + 32, x, S, "buildScratchSize");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkAccelerationStructureBuildSizesInfoKHR (40 bytes) at byte `o` of `m`. */
@@ -219,7 +226,9 @@ export function structs() {
     }
     if ((x = v.addressFlags) !== undefined) seen += u32(m, o + 40, x, S, "addressFlags");
     if ((x = v.type) !== undefined) seen += u32(m, o + 44, x, S, "type");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkAccelerationStructureCreateInfo2KHR (48 bytes) at byte `o` of `m`. */
@@ -250,7 +259,9 @@ export function structs() {
     if ((x = v.size) !== undefined) seen += put64(m, o + 40, x, S, "size");
     if ((x = v.type) !== undefined) seen += u32(m, o + 48, x, S, "type");
     if ((x = v.deviceAddress) !== undefined) seen += put64(m, o + 56, x, S, "deviceAddress");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkAccelerationStructureCreateInfoKHR (64 bytes) at byte `o` of `m`. */
@@ -280,7 +291,9 @@ export function structs() {
     if ((x = v.accelerationStructure) !== undefined) {
       seen += putPointer(m, o + 16, x, S, "accelerationStructure");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkAccelerationStructureDeviceAddressInfoKHR (24 bytes) at byte `o` of `m`. */
@@ -308,7 +321,9 @@ export function structs() {
       writeVkDeviceOrHostAddressConstKHR(m, o + 16, x, 0);
     }
     if ((x = v.stride) !== undefined) seen += put64(m, o + 24, x, S, "stride");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkAccelerationStructureGeometryAabbsDataKHR (32 bytes) at byte `o` of `m`. */
@@ -340,7 +355,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "instances", x, "an object");
       writeVkAccelerationStructureGeometryInstancesDataKHR(m, o, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkAccelerationStructureGeometryDataKHR (64 bytes) at byte `o` of `m`. */
@@ -368,7 +385,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "data", x, "an object");
       writeVkDeviceOrHostAddressConstKHR(m, o + 24, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkAccelerationStructureGeometryInstancesDataKHR (32 bytes) at byte `o` of `m`. */
@@ -398,7 +417,9 @@ export function structs() {
       writeVkAccelerationStructureGeometryDataKHR(m, o + 24, x, 0);
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 88, x, S, "flags");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkAccelerationStructureGeometryKHR (96 bytes) at byte `o` of `m`. */
@@ -463,7 +484,9 @@ export function structs() {
     if ((x = v.triangleArrayStride) !== undefined) seen += put64(m, o + 56, x, S, "triangleArrayStride");
     if ((x = v.usageCountsCount) !== undefined) seen += u32(m, o + 16, x, S, "usageCountsCount");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "usageCountsCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkAccelerationStructureGeometryMicromapDataKHR (64 bytes) at byte `o` of `m`. */
@@ -509,7 +532,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "transformData", x, "an object");
       writeVkDeviceOrHostAddressConstKHR(m, o + 56, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkAccelerationStructureGeometryTrianglesDataKHR (64 bytes) at byte `o` of `m`. */
@@ -555,7 +580,9 @@ export function structs() {
     if ((x = v.accelerationStructureReference) !== undefined) {
       seen += put64(m, o + 56, x, S, "accelerationStructureReference");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkAccelerationStructureInstanceKHR (64 bytes) at byte `o` of `m`. */
@@ -585,7 +612,9 @@ export function structs() {
     if ((x = v.indexStride) !== undefined) seen += put64(m, o + 32, x, S, "indexStride");
     if ((x = v.baseTriangle) !== undefined) seen += u32(m, o + 40, x, S, "baseTriangle");
     if ((x = v.micromap) !== undefined) seen += putPointer(m, o + 48, x, S, "micromap");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkAccelerationStructureTrianglesOpacityMicromapKHR (56 bytes) at byte `o` of `m`. */
@@ -615,7 +644,9 @@ export function structs() {
       seen++;
       array(m, o + 16, x, "u8", 1, S, "pVersionData");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkAccelerationStructureVersionInfoKHR (24 bytes) at byte `o` of `m`. */
@@ -642,7 +673,9 @@ export function structs() {
     if ((x = v.semaphore) !== undefined) seen += putPointer(m, o + 32, x, S, "semaphore");
     if ((x = v.fence) !== undefined) seen += putPointer(m, o + 40, x, S, "fence");
     if ((x = v.deviceMask) !== undefined) seen += u32(m, o + 48, x, S, "deviceMask");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkAcquireNextImageInfoKHR (56 bytes) at byte `o` of `m`. */
@@ -670,7 +703,9 @@ export function structs() {
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
     if ((x = v.timeout) !== undefined) seen += put64(m, o + 24, x, S, "timeout");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkAcquireProfilingLockInfoKHR (32 bytes) at byte `o` of `m`. */
@@ -698,7 +733,9 @@ export function structs() {
       seen++;
       array(m, o + 24, x, "u32", 4, S, "window");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkAndroidSurfaceCreateInfoKHR (32 bytes) at byte `o` of `m`. */
@@ -723,7 +760,9 @@ export function structs() {
     }
     if ((x = v.swapchain) !== undefined) seen += putPointer(m, o + 16, x, S, "swapchain");
     if ((x = v.imageIndex) !== undefined) seen += u32(m, o + 24, x, S, "imageIndex");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkBindImageMemorySwapchainInfoKHR (32 bytes) at byte `o` of `m`. */
@@ -753,7 +792,9 @@ export function structs() {
     }
     if ((x = v.addressFlags) !== undefined) seen += u32(m, o + 32, x, S, "addressFlags");
     if ((x = v.indexType) !== undefined) seen += u32(m, o + 36, x, S, "indexType");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkBindIndexBuffer3InfoKHR (40 bytes) at byte `o` of `m`. */
@@ -784,7 +825,9 @@ export function structs() {
       writeVkStridedDeviceAddressRangeKHR(m, o + 24, x, 0);
     }
     if ((x = v.addressFlags) !== undefined) seen += u32(m, o + 48, x, S, "addressFlags");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkBindVertexBuffer3InfoKHR (56 bytes) at byte `o` of `m`. */
@@ -812,7 +855,9 @@ export function structs() {
     if ((x = v.memory) !== undefined) seen += putPointer(m, o + 24, x, S, "memory");
     if ((x = v.memoryOffset) !== undefined) seen += put64(m, o + 32, x, S, "memoryOffset");
     if ((x = v.memorySize) !== undefined) seen += put64(m, o + 40, x, S, "memorySize");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkBindVideoSessionMemoryInfoKHR (48 bytes) at byte `o` of `m`. */
@@ -838,7 +883,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.timeDomain) !== undefined) seen += u32(m, o + 16, x, S, "timeDomain");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkCalibratedTimestampInfoKHR (24 bytes) at byte `o` of `m`. */
@@ -869,7 +916,9 @@ export function structs() {
     if ((x = v.ResultType) !== undefined) seen += u32(m, o + 40, x, S, "ResultType");
     if ((x = v.saturatingAccumulation) !== undefined) seen += u32(m, o + 44, x, S, "saturatingAccumulation");
     if ((x = v.scope) !== undefined) seen += u32(m, o + 48, x, S, "scope");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkCooperativeMatrixPropertiesKHR (56 bytes) at byte `o` of `m`. */
@@ -902,7 +951,9 @@ export function structs() {
     if ((x = v.src) !== undefined) seen += putPointer(m, o + 16, x, S, "src");
     if ((x = v.dst) !== undefined) seen += putPointer(m, o + 24, x, S, "dst");
     if ((x = v.mode) !== undefined) seen += u32(m, o + 32, x, S, "mode");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkCopyAccelerationStructureInfoKHR (40 bytes) at byte `o` of `m`. */
@@ -933,7 +984,9 @@ export function structs() {
       writeVkDeviceOrHostAddressKHR(m, o + 24, x, 0);
     }
     if ((x = v.mode) !== undefined) seen += u32(m, o + 32, x, S, "mode");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkCopyAccelerationStructureToMemoryInfoKHR (40 bytes) at byte `o` of `m`. */
@@ -986,7 +1039,9 @@ export function structs() {
     }
     if ((x = v.regionCount) !== undefined) seen += u32(m, o + 24, x, S, "regionCount");
     else if (n0 >= 0) u32(m, o + 24, n0, S, "regionCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkCopyDeviceMemoryImageInfoKHR (40 bytes) at byte `o` of `m`. */
@@ -1038,7 +1093,9 @@ export function structs() {
     }
     if ((x = v.regionCount) !== undefined) seen += u32(m, o + 16, x, S, "regionCount");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "regionCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkCopyDeviceMemoryInfoKHR (32 bytes) at byte `o` of `m`. */
@@ -1058,7 +1115,9 @@ export function structs() {
     if ((x = v.srcAddress) !== undefined) seen += put64(m, o, x, S, "srcAddress");
     if ((x = v.dstAddress) !== undefined) seen += put64(m, o + 8, x, S, "dstAddress");
     if ((x = v.size) !== undefined) seen += put64(m, o + 16, x, S, "size");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkCopyMemoryIndirectCommandKHR (24 bytes) at byte `o` of `m`. */
@@ -1088,7 +1147,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "copyAddressRange", x, "an object");
       writeVkStridedDeviceAddressRangeKHR(m, o + 32, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkCopyMemoryIndirectInfoKHR (56 bytes) at byte `o` of `m`. */
@@ -1120,7 +1181,9 @@ export function structs() {
     }
     if ((x = v.dst) !== undefined) seen += putPointer(m, o + 24, x, S, "dst");
     if ((x = v.mode) !== undefined) seen += u32(m, o + 32, x, S, "mode");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkCopyMemoryToAccelerationStructureInfoKHR (40 bytes) at byte `o` of `m`. */
@@ -1156,7 +1219,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "imageExtent", x, "an object");
       writeNamed("VkExtent3D", m, o + 44, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkCopyMemoryToImageIndirectCommandKHR (56 bytes) at byte `o` of `m`. */
@@ -1223,7 +1288,9 @@ export function structs() {
     }
     if ((x = v.copyCount) !== undefined) seen += u32(m, o + 20, x, S, "copyCount");
     else if (n0 >= 0) u32(m, o + 20, n0, S, "copyCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkCopyMemoryToImageIndirectInfoKHR (72 bytes) at byte `o` of `m`. */
@@ -1280,7 +1347,9 @@ export function structs() {
     if ((x = v.signalSemaphoreValuesCount) !== undefined) {
       seen += u32(m, o + 32, x, S, "signalSemaphoreValuesCount");
     } else if (n1 >= 0) u32(m, o + 32, n1, S, "signalSemaphoreValuesCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkD3D12FenceSubmitInfoKHR (48 bytes) at byte `o` of `m`. */
@@ -1301,7 +1370,9 @@ export function structs() {
     let seen = 0, x;
     if ((x = v.address) !== undefined) seen += put64(m, o, x, S, "address");
     if ((x = v.size) !== undefined) seen += put64(m, o + 8, x, S, "size");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDeviceAddressRangeKHR (16 bytes) at byte `o` of `m`. */
@@ -1319,7 +1390,9 @@ export function structs() {
     if ((x = v.addressType) !== undefined) seen += u32(m, o, x, S, "addressType");
     if ((x = v.reportedAddress) !== undefined) seen += put64(m, o + 8, x, S, "reportedAddress");
     if ((x = v.addressPrecision) !== undefined) seen += put64(m, o + 16, x, S, "addressPrecision");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDeviceFaultAddressInfoKHR (24 bytes) at byte `o` of `m`. */
@@ -1354,7 +1427,9 @@ export function structs() {
     }
     if ((x = v.vendorBinarySize) !== undefined) seen += u32(m, o + 16, x, S, "vendorBinarySize");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "vendorBinarySize");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDeviceFaultDebugInfoKHR (32 bytes) at byte `o` of `m`. */
@@ -1398,7 +1473,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "vendorInfo", x, "an object");
       writeVkDeviceFaultVendorInfoKHR(m, o + 336, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDeviceFaultInfoKHR (608 bytes) at byte `o` of `m`. */
@@ -1438,7 +1515,9 @@ export function structs() {
     }
     if ((x = v.messageDataSize) !== undefined) seen += put64(m, o + 16, x, S, "messageDataSize");
     else if (n0 >= 0) put64(m, o + 16, n0, S, "messageDataSize");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDeviceFaultShaderAbortMessageInfoKHR (32 bytes) at byte `o` of `m`. */
@@ -1469,7 +1548,9 @@ export function structs() {
     if ((x = v.engineNameOffset) !== undefined) seen += u32(m, o + 44, x, S, "engineNameOffset");
     if ((x = v.engineVersion) !== undefined) seen += u32(m, o + 48, x, S, "engineVersion");
     if ((x = v.apiVersion) !== undefined) seen += u32(m, o + 52, x, S, "apiVersion");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDeviceFaultVendorBinaryHeaderVersionOneKHR (56 bytes) at byte `o` of `m`. */
@@ -1499,7 +1580,9 @@ export function structs() {
     }
     if ((x = v.vendorFaultCode) !== undefined) seen += put64(m, o + 256, x, S, "vendorFaultCode");
     if ((x = v.vendorFaultData) !== undefined) seen += put64(m, o + 264, x, S, "vendorFaultData");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDeviceFaultVendorInfoKHR (272 bytes) at byte `o` of `m`. */
@@ -1526,7 +1609,9 @@ export function structs() {
       fixedArray(m, o + 16, "u32", 4, 32, x, S, "presentMask");
     }
     if ((x = v.modes) !== undefined) seen += u32(m, o + 144, x, S, "modes");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDeviceGroupPresentCapabilitiesKHR (152 bytes) at byte `o` of `m`. */
@@ -1563,7 +1648,9 @@ export function structs() {
     if ((x = v.mode) !== undefined) seen += u32(m, o + 32, x, S, "mode");
     if ((x = v.swapchainCount) !== undefined) seen += u32(m, o + 16, x, S, "swapchainCount");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "swapchainCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDeviceGroupPresentInfoKHR (40 bytes) at byte `o` of `m`. */
@@ -1588,7 +1675,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.modes) !== undefined) seen += u32(m, o + 16, x, S, "modes");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDeviceGroupSwapchainCreateInfoKHR (24 bytes) at byte `o` of `m`. */
@@ -1622,7 +1711,9 @@ export function structs() {
       writeVkDeviceAddressRangeKHR(m, o + 40, x, 0);
     }
     if ((x = v.dstFlags) !== undefined) seen += u32(m, o + 56, x, S, "dstFlags");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDeviceMemoryCopyKHR (64 bytes) at byte `o` of `m`. */
@@ -1671,7 +1762,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "imageExtent", x, "an object");
       writeNamed("VkExtent3D", m, o + 76, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDeviceMemoryImageCopyKHR (88 bytes) at byte `o` of `m`. */
@@ -1699,7 +1792,9 @@ export function structs() {
       seen++;
       array(m, o, x, "bytes", 1, S, "hostAddress");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDeviceOrHostAddressConstKHR (8 bytes) at byte `o` of `m`. */
@@ -1719,7 +1814,9 @@ export function structs() {
       seen++;
       array(m, o, x, "bytes", 1, S, "hostAddress");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDeviceOrHostAddressKHR (8 bytes) at byte `o` of `m`. */
@@ -1741,7 +1838,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.disableInternalCache) !== undefined) seen += u32(m, o + 16, x, S, "disableInternalCache");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDevicePipelineBinaryInternalCacheControlKHR (24 bytes) at byte `o` of `m`. */
@@ -1769,7 +1868,9 @@ export function structs() {
       writeVkDeviceAddressRangeKHR(m, o + 16, x, 0);
     }
     if ((x = v.addressFlags) !== undefined) seen += u32(m, o + 32, x, S, "addressFlags");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDispatchIndirect2InfoKHR (40 bytes) at byte `o` of `m`. */
@@ -1798,7 +1899,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "parameters", x, "an object");
       writeVkDisplayModeParametersKHR(m, o + 20, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDisplayModeCreateInfoKHR (32 bytes) at byte `o` of `m`. */
@@ -1821,7 +1924,9 @@ export function structs() {
       writeNamed("VkExtent2D", m, o, x, 0);
     }
     if ((x = v.refreshRate) !== undefined) seen += u32(m, o + 8, x, S, "refreshRate");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDisplayModeParametersKHR (12 bytes) at byte `o` of `m`. */
@@ -1847,7 +1952,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "displayModeProperties", x, "an object");
       writeVkDisplayModePropertiesKHR(m, o + 16, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDisplayModeProperties2KHR (40 bytes) at byte `o` of `m`. */
@@ -1869,7 +1976,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "parameters", x, "an object");
       writeVkDisplayModeParametersKHR(m, o + 8, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDisplayModePropertiesKHR (24 bytes) at byte `o` of `m`. */
@@ -1895,7 +2004,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "capabilities", x, "an object");
       writeVkDisplayPlaneCapabilitiesKHR(m, o + 16, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDisplayPlaneCapabilities2KHR (88 bytes) at byte `o` of `m`. */
@@ -1952,7 +2063,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "maxDstExtent", x, "an object");
       writeNamed("VkExtent2D", m, o + 60, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDisplayPlaneCapabilitiesKHR (68 bytes) at byte `o` of `m`. */
@@ -1982,7 +2095,9 @@ export function structs() {
     }
     if ((x = v.mode) !== undefined) seen += putPointer(m, o + 16, x, S, "mode");
     if ((x = v.planeIndex) !== undefined) seen += u32(m, o + 24, x, S, "planeIndex");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDisplayPlaneInfo2KHR (32 bytes) at byte `o` of `m`. */
@@ -2010,7 +2125,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "displayPlaneProperties", x, "an object");
       writeVkDisplayPlanePropertiesKHR(m, o + 16, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDisplayPlaneProperties2KHR (32 bytes) at byte `o` of `m`. */
@@ -2028,7 +2145,9 @@ export function structs() {
     let seen = 0, x;
     if ((x = v.currentDisplay) !== undefined) seen += putPointer(m, o, x, S, "currentDisplay");
     if ((x = v.currentStackIndex) !== undefined) seen += u32(m, o + 8, x, S, "currentStackIndex");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDisplayPlanePropertiesKHR (16 bytes) at byte `o` of `m`. */
@@ -2060,7 +2179,9 @@ export function structs() {
       writeNamed("VkRect2D", m, o + 32, x, 0);
     }
     if ((x = v.persistent) !== undefined) seen += u32(m, o + 48, x, S, "persistent");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDisplayPresentInfoKHR (56 bytes) at byte `o` of `m`. */
@@ -2089,7 +2210,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "displayProperties", x, "an object");
       writeVkDisplayPropertiesKHR(m, o + 16, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDisplayProperties2KHR (64 bytes) at byte `o` of `m`. */
@@ -2123,7 +2246,9 @@ export function structs() {
     if ((x = v.supportedTransforms) !== undefined) seen += u32(m, o + 32, x, S, "supportedTransforms");
     if ((x = v.planeReorderPossible) !== undefined) seen += u32(m, o + 36, x, S, "planeReorderPossible");
     if ((x = v.persistentContent) !== undefined) seen += u32(m, o + 40, x, S, "persistentContent");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDisplayPropertiesKHR (48 bytes) at byte `o` of `m`. */
@@ -2161,7 +2286,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "imageExtent", x, "an object");
       writeNamed("VkExtent2D", m, o + 52, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDisplaySurfaceCreateInfoKHR (64 bytes) at byte `o` of `m`. */
@@ -2197,7 +2324,9 @@ export function structs() {
     }
     if ((x = v.addressFlags) !== undefined) seen += u32(m, o + 40, x, S, "addressFlags");
     if ((x = v.drawCount) !== undefined) seen += u32(m, o + 44, x, S, "drawCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDrawIndirect2InfoKHR (48 bytes) at byte `o` of `m`. */
@@ -2234,7 +2363,9 @@ export function structs() {
     }
     if ((x = v.countAddressFlags) !== undefined) seen += u32(m, o + 64, x, S, "countAddressFlags");
     if ((x = v.maxDrawCount) !== undefined) seen += u32(m, o + 68, x, S, "maxDrawCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDrawIndirectCount2InfoKHR (72 bytes) at byte `o` of `m`. */
@@ -2266,7 +2397,9 @@ export function structs() {
     }
     if ((x = v.dwAccess) !== undefined) seen += u32(m, o + 24, x, S, "dwAccess");
     if ((x = v.name) !== undefined) seen += put64(m, o + 32, x, S, "name");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkExportFenceWin32HandleInfoKHR (40 bytes) at byte `o` of `m`. */
@@ -2296,7 +2429,9 @@ export function structs() {
     }
     if ((x = v.dwAccess) !== undefined) seen += u32(m, o + 24, x, S, "dwAccess");
     if ((x = v.name) !== undefined) seen += put64(m, o + 32, x, S, "name");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkExportMemoryWin32HandleInfoKHR (40 bytes) at byte `o` of `m`. */
@@ -2326,7 +2461,9 @@ export function structs() {
     }
     if ((x = v.dwAccess) !== undefined) seen += u32(m, o + 24, x, S, "dwAccess");
     if ((x = v.name) !== undefined) seen += put64(m, o + 32, x, S, "name");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkExportSemaphoreWin32HandleInfoKHR (40 bytes) at byte `o` of `m`. */
@@ -2352,7 +2489,9 @@ export function structs() {
     }
     if ((x = v.fence) !== undefined) seen += putPointer(m, o + 16, x, S, "fence");
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 24, x, S, "handleType");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkFenceGetFdInfoKHR (32 bytes) at byte `o` of `m`. */
@@ -2377,7 +2516,9 @@ export function structs() {
     }
     if ((x = v.fence) !== undefined) seen += putPointer(m, o + 16, x, S, "fence");
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 24, x, S, "handleType");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkFenceGetWin32HandleInfoKHR (32 bytes) at byte `o` of `m`. */
@@ -2403,7 +2544,9 @@ export function structs() {
     if ((x = v.linearTilingFeatures) !== undefined) seen += put64(m, o + 16, x, S, "linearTilingFeatures");
     if ((x = v.optimalTilingFeatures) !== undefined) seen += put64(m, o + 24, x, S, "optimalTilingFeatures");
     if ((x = v.bufferFeatures) !== undefined) seen += put64(m, o + 32, x, S, "bufferFeatures");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkFormatProperties4KHR (40 bytes) at byte `o` of `m`. */
@@ -2458,7 +2601,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "shadingRateAttachmentTexelSize", x, "an object");
       writeNamed("VkExtent2D", m, o + 24, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkFragmentShadingRateAttachmentInfoKHR (32 bytes) at byte `o` of `m`. */
@@ -2482,7 +2627,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.flags) !== undefined) seen += put64(m, o + 16, x, S, "flags");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImageCreateFlags2CreateInfoKHR (24 bytes) at byte `o` of `m`. */
@@ -2505,7 +2652,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.stencilUsage) !== undefined) seen += put64(m, o + 16, x, S, "stencilUsage");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImageStencilUsage2CreateInfoKHR (24 bytes) at byte `o` of `m`. */
@@ -2528,7 +2677,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.swapchain) !== undefined) seen += putPointer(m, o + 16, x, S, "swapchain");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImageSwapchainCreateInfoKHR (24 bytes) at byte `o` of `m`. */
@@ -2551,7 +2702,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.usage) !== undefined) seen += put64(m, o + 16, x, S, "usage");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImageUsageFlags2CreateInfoKHR (24 bytes) at byte `o` of `m`. */
@@ -2574,7 +2727,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.usage) !== undefined) seen += put64(m, o + 16, x, S, "usage");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImageViewUsage2CreateInfoKHR (24 bytes) at byte `o` of `m`. */
@@ -2600,7 +2755,9 @@ export function structs() {
     if ((x = v.flags) !== undefined) seen += u32(m, o + 24, x, S, "flags");
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 28, x, S, "handleType");
     if ((x = v.fd) !== undefined) seen += i32(m, o + 32, x, S, "fd");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImportFenceFdInfoKHR (40 bytes) at byte `o` of `m`. */
@@ -2630,7 +2787,9 @@ export function structs() {
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 28, x, S, "handleType");
     if ((x = v.handle) !== undefined) seen += put64(m, o + 32, x, S, "handle");
     if ((x = v.name) !== undefined) seen += put64(m, o + 40, x, S, "name");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImportFenceWin32HandleInfoKHR (48 bytes) at byte `o` of `m`. */
@@ -2658,7 +2817,9 @@ export function structs() {
     }
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 16, x, S, "handleType");
     if ((x = v.fd) !== undefined) seen += i32(m, o + 20, x, S, "fd");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImportMemoryFdInfoKHR (24 bytes) at byte `o` of `m`. */
@@ -2684,7 +2845,9 @@ export function structs() {
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 16, x, S, "handleType");
     if ((x = v.handle) !== undefined) seen += put64(m, o + 24, x, S, "handle");
     if ((x = v.name) !== undefined) seen += put64(m, o + 32, x, S, "name");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImportMemoryWin32HandleInfoKHR (40 bytes) at byte `o` of `m`. */
@@ -2712,7 +2875,9 @@ export function structs() {
     if ((x = v.flags) !== undefined) seen += u32(m, o + 24, x, S, "flags");
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 28, x, S, "handleType");
     if ((x = v.fd) !== undefined) seen += i32(m, o + 32, x, S, "fd");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImportSemaphoreFdInfoKHR (40 bytes) at byte `o` of `m`. */
@@ -2742,7 +2907,9 @@ export function structs() {
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 28, x, S, "handleType");
     if ((x = v.handle) !== undefined) seen += put64(m, o + 32, x, S, "handle");
     if ((x = v.name) !== undefined) seen += put64(m, o + 40, x, S, "name");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImportSemaphoreWin32HandleInfoKHR (48 bytes) at byte `o` of `m`. */
@@ -2770,7 +2937,9 @@ export function structs() {
     }
     if ((x = v.srcAccessMask3) !== undefined) seen += put64(m, o + 16, x, S, "srcAccessMask3");
     if ((x = v.dstAccessMask3) !== undefined) seen += put64(m, o + 24, x, S, "dstAccessMask3");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkMemoryBarrierAccessFlags3KHR (32 bytes) at byte `o` of `m`. */
@@ -2794,7 +2963,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.memoryTypeBits) !== undefined) seen += u32(m, o + 16, x, S, "memoryTypeBits");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkMemoryFdPropertiesKHR (24 bytes) at byte `o` of `m`. */
@@ -2818,7 +2989,9 @@ export function structs() {
     }
     if ((x = v.memory) !== undefined) seen += putPointer(m, o + 16, x, S, "memory");
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 24, x, S, "handleType");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkMemoryGetFdInfoKHR (32 bytes) at byte `o` of `m`. */
@@ -2843,7 +3016,9 @@ export function structs() {
     }
     if ((x = v.memory) !== undefined) seen += putPointer(m, o + 16, x, S, "memory");
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 24, x, S, "handleType");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkMemoryGetWin32HandleInfoKHR (32 bytes) at byte `o` of `m`. */
@@ -2878,7 +3053,9 @@ export function structs() {
       writeVkDeviceAddressRangeKHR(m, o + 56, x, 0);
     }
     if ((x = v.addressFlags) !== undefined) seen += u32(m, o + 72, x, S, "addressFlags");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkMemoryRangeBarrierKHR (80 bytes) at byte `o` of `m`. */
@@ -2936,7 +3113,9 @@ export function structs() {
     if ((x = v.memoryRangeBarrierCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "memoryRangeBarrierCount");
     } else if (n0 >= 0) u32(m, o + 16, n0, S, "memoryRangeBarrierCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkMemoryRangeBarriersInfoKHR (32 bytes) at byte `o` of `m`. */
@@ -2960,7 +3139,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.memoryTypeBits) !== undefined) seen += u32(m, o + 16, x, S, "memoryTypeBits");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkMemoryWin32HandlePropertiesKHR (24 bytes) at byte `o` of `m`. */
@@ -2979,7 +3160,9 @@ export function structs() {
     if ((x = v.dataOffset) !== undefined) seen += u32(m, o, x, S, "dataOffset");
     if ((x = v.subdivisionLevel) !== undefined) seen += u16(m, o + 4, x, S, "subdivisionLevel");
     if ((x = v.format) !== undefined) seen += u16(m, o + 6, x, S, "format");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkMicromapTriangleKHR (8 bytes) at byte `o` of `m`. */
@@ -2998,7 +3181,9 @@ export function structs() {
     if ((x = v.count) !== undefined) seen += u32(m, o, x, S, "count");
     if ((x = v.subdivisionLevel) !== undefined) seen += u32(m, o + 4, x, S, "subdivisionLevel");
     if ((x = v.format) !== undefined) seen += u32(m, o + 8, x, S, "format");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkMicromapUsageKHR (12 bytes) at byte `o` of `m`. */
@@ -3033,7 +3218,9 @@ export function structs() {
       seen++;
       fixedString(m, o + 532, 256, x, S, "description");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPerformanceCounterDescriptionKHR (792 bytes) at byte `o` of `m`. */
@@ -3065,7 +3252,9 @@ export function structs() {
       seen++;
       fixedArray(m, o + 28, "u8", 1, 16, x, S, "uuid");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPerformanceCounterKHR (48 bytes) at byte `o` of `m`. */
@@ -3090,7 +3279,9 @@ export function structs() {
     if ((x = v.uint64) !== undefined) seen += put64(m, o, x, S, "uint64");
     if ((x = v.float32) !== undefined) seen += f32(m, o, x, S, "float32");
     if ((x = v.float64) !== undefined) seen += f64(m, o, x, S, "float64");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPerformanceCounterResultKHR (8 bytes) at byte `o` of `m`. */
@@ -3117,7 +3308,9 @@ export function structs() {
     if ((x = v.maxPerformanceQueriesPerPool) !== undefined) {
       seen += u32(m, o + 16, x, S, "maxPerformanceQueriesPerPool");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPerformanceQueryReservationInfoKHR (24 bytes) at byte `o` of `m`. */
@@ -3140,7 +3333,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.counterPassIndex) !== undefined) seen += u32(m, o + 16, x, S, "counterPassIndex");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPerformanceQuerySubmitInfoKHR (24 bytes) at byte `o` of `m`. */
@@ -3175,7 +3370,9 @@ export function structs() {
     if ((x = v.descriptorBindingAccelerationStructureUpdateAfterBind) !== undefined) {
       seen += u32(m, o + 32, x, S, "descriptorBindingAccelerationStructureUpdateAfterBind");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceAccelerationStructureFeaturesKHR (40 bytes) at byte `o` of `m`. */
@@ -3219,7 +3416,9 @@ export function structs() {
     if ((x = v.minAccelerationStructureScratchOffsetAlignment) !== undefined) {
       seen += u32(m, o + 56, x, S, "minAccelerationStructureScratchOffsetAlignment");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceAccelerationStructurePropertiesKHR (64 bytes) at byte `o` of `m`. */
@@ -3254,7 +3453,9 @@ export function structs() {
     if ((x = v.computeDerivativeGroupLinear) !== undefined) {
       seen += u32(m, o + 20, x, S, "computeDerivativeGroupLinear");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceComputeShaderDerivativesFeaturesKHR (24 bytes) at byte `o` of `m`. */
@@ -3280,7 +3481,9 @@ export function structs() {
     if ((x = v.meshAndTaskShaderDerivatives) !== undefined) {
       seen += u32(m, o + 16, x, S, "meshAndTaskShaderDerivatives");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceComputeShaderDerivativesPropertiesKHR (24 bytes) at byte `o` of `m`. */
@@ -3306,7 +3509,9 @@ export function structs() {
     if ((x = v.cooperativeMatrixRobustBufferAccess) !== undefined) {
       seen += u32(m, o + 20, x, S, "cooperativeMatrixRobustBufferAccess");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceCooperativeMatrixFeaturesKHR (24 bytes) at byte `o` of `m`. */
@@ -3332,7 +3537,9 @@ export function structs() {
     if ((x = v.cooperativeMatrixSupportedStages) !== undefined) {
       seen += u32(m, o + 16, x, S, "cooperativeMatrixSupportedStages");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceCooperativeMatrixPropertiesKHR (24 bytes) at byte `o` of `m`. */
@@ -3358,7 +3565,9 @@ export function structs() {
     if ((x = v.indirectMemoryToImageCopy) !== undefined) {
       seen += u32(m, o + 20, x, S, "indirectMemoryToImageCopy");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceCopyMemoryIndirectFeaturesKHR (24 bytes) at byte `o` of `m`. */
@@ -3382,7 +3591,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.supportedQueues) !== undefined) seen += u32(m, o + 16, x, S, "supportedQueues");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceCopyMemoryIndirectPropertiesKHR (24 bytes) at byte `o` of `m`. */
@@ -3405,7 +3616,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.depthClampZeroOne) !== undefined) seen += u32(m, o + 16, x, S, "depthClampZeroOne");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceDepthClampZeroOneFeaturesKHR (24 bytes) at byte `o` of `m`. */
@@ -3428,7 +3641,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.deviceAddressCommands) !== undefined) seen += u32(m, o + 16, x, S, "deviceAddressCommands");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceDeviceAddressCommandsFeaturesKHR (24 bytes) at byte `o` of `m`. */
@@ -3451,7 +3666,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.extendedFlags) !== undefined) seen += u32(m, o + 16, x, S, "extendedFlags");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceExtendedFlagsFeaturesKHR (24 bytes) at byte `o` of `m`. */
@@ -3483,7 +3700,9 @@ export function structs() {
     if ((x = v.deviceFaultDeviceLostOnMasked) !== undefined) {
       seen += u32(m, o + 28, x, S, "deviceFaultDeviceLostOnMasked");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceFaultFeaturesKHR (32 bytes) at byte `o` of `m`. */
@@ -3509,7 +3728,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.maxDeviceFaultCount) !== undefined) seen += u32(m, o + 16, x, S, "maxDeviceFaultCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceFaultPropertiesKHR (24 bytes) at byte `o` of `m`. */
@@ -3534,7 +3755,9 @@ export function structs() {
     if ((x = v.fragmentShaderBarycentric) !== undefined) {
       seen += u32(m, o + 16, x, S, "fragmentShaderBarycentric");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceFragmentShaderBarycentricFeaturesKHR (24 bytes) at byte `o` of `m`. */
@@ -3559,7 +3782,9 @@ export function structs() {
     if ((x = v.triStripVertexOrderIndependentOfProvokingVertex) !== undefined) {
       seen += u32(m, o + 16, x, S, "triStripVertexOrderIndependentOfProvokingVertex");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceFragmentShaderBarycentricPropertiesKHR (24 bytes) at byte `o` of `m`. */
@@ -3590,7 +3815,9 @@ export function structs() {
     if ((x = v.attachmentFragmentShadingRate) !== undefined) {
       seen += u32(m, o + 24, x, S, "attachmentFragmentShadingRate");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceFragmentShadingRateFeaturesKHR (32 bytes) at byte `o` of `m`. */
@@ -3620,7 +3847,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "fragmentSize", x, "an object");
       writeNamed("VkExtent2D", m, o + 20, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceFragmentShadingRateKHR (32 bytes) at byte `o` of `m`. */
@@ -3704,7 +3933,9 @@ export function structs() {
     if ((x = v.fragmentShadingRateStrictMultiplyCombiner) !== undefined) {
       seen += u32(m, o + 92, x, S, "fragmentShadingRateStrictMultiplyCombiner");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceFragmentShadingRatePropertiesKHR (96 bytes) at byte `o` of `m`. */
@@ -3745,7 +3976,9 @@ export function structs() {
     if ((x = v.internallySynchronizedQueues) !== undefined) {
       seen += u32(m, o + 16, x, S, "internallySynchronizedQueues");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceInternallySynchronizedQueuesFeaturesKHR (24 bytes) at byte `o` of `m`. */
@@ -3774,7 +4007,9 @@ export function structs() {
       seen++;
       fixedString(m, o + 28, 256, x, S, "deviceName");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceLayeredApiPropertiesKHR (288 bytes) at byte `o` of `m`. */
@@ -3832,7 +4067,9 @@ export function structs() {
     }
     if ((x = v.layeredApiCount) !== undefined) seen += u32(m, o + 16, x, S, "layeredApiCount");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "layeredApiCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceLayeredApiPropertiesListKHR (32 bytes) at byte `o` of `m`. */
@@ -3860,7 +4097,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "properties", x, "an object");
       writeNamed("VkPhysicalDeviceProperties2", m, o + 16, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceLayeredApiVulkanPropertiesKHR (856 bytes) at byte `o` of `m`. */
@@ -3883,7 +4122,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.maintenance10) !== undefined) seen += u32(m, o + 16, x, S, "maintenance10");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceMaintenance10FeaturesKHR (24 bytes) at byte `o` of `m`. */
@@ -3914,7 +4155,9 @@ export function structs() {
     if ((x = v.resolveSrgbFormatSupportsTransferFunctionControl) !== undefined) {
       seen += u32(m, o + 24, x, S, "resolveSrgbFormatSupportsTransferFunctionControl");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceMaintenance10PropertiesKHR (32 bytes) at byte `o` of `m`. */
@@ -3939,7 +4182,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.maintenance11) !== undefined) seen += u32(m, o + 16, x, S, "maintenance11");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceMaintenance11FeaturesKHR (24 bytes) at byte `o` of `m`. */
@@ -3962,7 +4207,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.maintenance7) !== undefined) seen += u32(m, o + 16, x, S, "maintenance7");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceMaintenance7FeaturesKHR (24 bytes) at byte `o` of `m`. */
@@ -4008,7 +4255,9 @@ export function structs() {
     if ((x = v.maxDescriptorSetUpdateAfterBindTotalBuffersDynamic) !== undefined) {
       seen += u32(m, o + 44, x, S, "maxDescriptorSetUpdateAfterBindTotalBuffersDynamic");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceMaintenance7PropertiesKHR (48 bytes) at byte `o` of `m`. */
@@ -4038,7 +4287,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.maintenance8) !== undefined) seen += u32(m, o + 16, x, S, "maintenance8");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceMaintenance8FeaturesKHR (24 bytes) at byte `o` of `m`. */
@@ -4061,7 +4312,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.maintenance9) !== undefined) seen += u32(m, o + 16, x, S, "maintenance9");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceMaintenance9FeaturesKHR (24 bytes) at byte `o` of `m`. */
@@ -4087,7 +4340,9 @@ export function structs() {
     if ((x = v.defaultVertexAttributeValue) !== undefined) {
       seen += u32(m, o + 20, x, S, "defaultVertexAttributeValue");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceMaintenance9PropertiesKHR (24 bytes) at byte `o` of `m`. */
@@ -4111,7 +4366,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.micromap) !== undefined) seen += u32(m, o + 16, x, S, "micromap");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceOpacityMicromapFeaturesKHR (24 bytes) at byte `o` of `m`. */
@@ -4143,7 +4400,9 @@ export function structs() {
       seen += u32(m, o + 24, x, S, "maxOpacityLossy4StateSubdivisionLevel");
     }
     if ((x = v.maxMicromapTriangles) !== undefined) seen += put64(m, o + 32, x, S, "maxMicromapTriangles");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceOpacityMicromapPropertiesKHR (40 bytes) at byte `o` of `m`. */
@@ -4174,7 +4433,9 @@ export function structs() {
     if ((x = v.performanceCounterMultipleQueryPools) !== undefined) {
       seen += u32(m, o + 20, x, S, "performanceCounterMultipleQueryPools");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDevicePerformanceQueryFeaturesKHR (24 bytes) at byte `o` of `m`. */
@@ -4200,7 +4461,9 @@ export function structs() {
     if ((x = v.allowCommandBufferQueryCopies) !== undefined) {
       seen += u32(m, o + 16, x, S, "allowCommandBufferQueryCopies");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDevicePerformanceQueryPropertiesKHR (24 bytes) at byte `o` of `m`. */
@@ -4223,7 +4486,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.pipelineBinaries) !== undefined) seen += u32(m, o + 16, x, S, "pipelineBinaries");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDevicePipelineBinaryFeaturesKHR (24 bytes) at byte `o` of `m`. */
@@ -4260,7 +4525,9 @@ export function structs() {
     if ((x = v.pipelineBinaryCompressedData) !== undefined) {
       seen += u32(m, o + 32, x, S, "pipelineBinaryCompressedData");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDevicePipelineBinaryPropertiesKHR (40 bytes) at byte `o` of `m`. */
@@ -4287,7 +4554,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.pipelineExecutableInfo) !== undefined) seen += u32(m, o + 16, x, S, "pipelineExecutableInfo");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR (24 bytes) at byte `o` of `m`. */
@@ -4334,7 +4603,9 @@ export function structs() {
     if ((x = v.vertexAttributeAccessBeyondStride) !== undefined) {
       seen += u32(m, o + 72, x, S, "vertexAttributeAccessBeyondStride");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDevicePortabilitySubsetFeaturesKHR (80 bytes) at byte `o` of `m`. */
@@ -4373,7 +4644,9 @@ export function structs() {
     if ((x = v.minVertexInputBindingStrideAlignment) !== undefined) {
       seen += u32(m, o + 16, x, S, "minVertexInputBindingStrideAlignment");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDevicePortabilitySubsetPropertiesKHR (24 bytes) at byte `o` of `m`. */
@@ -4396,7 +4669,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.presentId2) !== undefined) seen += u32(m, o + 16, x, S, "presentId2");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDevicePresentId2FeaturesKHR (24 bytes) at byte `o` of `m`. */
@@ -4419,7 +4694,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.presentId) !== undefined) seen += u32(m, o + 16, x, S, "presentId");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDevicePresentIdFeaturesKHR (24 bytes) at byte `o` of `m`. */
@@ -4444,7 +4721,9 @@ export function structs() {
     if ((x = v.presentModeFifoLatestReady) !== undefined) {
       seen += u32(m, o + 16, x, S, "presentModeFifoLatestReady");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDevicePresentModeFifoLatestReadyFeaturesKHR (24 bytes) at byte `o` of `m`. */
@@ -4467,7 +4746,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.presentWait2) !== undefined) seen += u32(m, o + 16, x, S, "presentWait2");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDevicePresentWait2FeaturesKHR (24 bytes) at byte `o` of `m`. */
@@ -4490,7 +4771,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.presentWait) !== undefined) seen += u32(m, o + 16, x, S, "presentWait");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDevicePresentWaitFeaturesKHR (24 bytes) at byte `o` of `m`. */
@@ -4513,7 +4796,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.rayQuery) !== undefined) seen += u32(m, o + 16, x, S, "rayQuery");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceRayQueryFeaturesKHR (24 bytes) at byte `o` of `m`. */
@@ -4539,7 +4824,9 @@ export function structs() {
     if ((x = v.rayTracingPipelineTraceRaysIndirect2) !== undefined) {
       seen += u32(m, o + 20, x, S, "rayTracingPipelineTraceRaysIndirect2");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceRayTracingMaintenance1FeaturesKHR (24 bytes) at byte `o` of `m`. */
@@ -4575,7 +4862,9 @@ export function structs() {
     if ((x = v.rayTraversalPrimitiveCulling) !== undefined) {
       seen += u32(m, o + 32, x, S, "rayTraversalPrimitiveCulling");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceRayTracingPipelineFeaturesKHR (40 bytes) at byte `o` of `m`. */
@@ -4617,7 +4906,9 @@ export function structs() {
       seen += u32(m, o + 40, x, S, "shaderGroupHandleAlignment");
     }
     if ((x = v.maxRayHitAttributeSize) !== undefined) seen += u32(m, o + 44, x, S, "maxRayHitAttributeSize");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceRayTracingPipelinePropertiesKHR (48 bytes) at byte `o` of `m`. */
@@ -4649,7 +4940,9 @@ export function structs() {
     if ((x = v.rayTracingPositionFetch) !== undefined) {
       seen += u32(m, o + 16, x, S, "rayTracingPositionFetch");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceRayTracingPositionFetchFeaturesKHR (24 bytes) at byte `o` of `m`. */
@@ -4674,7 +4967,9 @@ export function structs() {
     if ((x = v.robustBufferAccess2) !== undefined) seen += u32(m, o + 16, x, S, "robustBufferAccess2");
     if ((x = v.robustImageAccess2) !== undefined) seen += u32(m, o + 20, x, S, "robustImageAccess2");
     if ((x = v.nullDescriptor) !== undefined) seen += u32(m, o + 24, x, S, "nullDescriptor");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceRobustness2FeaturesKHR (32 bytes) at byte `o` of `m`. */
@@ -4704,7 +4999,9 @@ export function structs() {
     if ((x = v.robustUniformBufferAccessSizeAlignment) !== undefined) {
       seen += put64(m, o + 24, x, S, "robustUniformBufferAccessSizeAlignment");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceRobustness2PropertiesKHR (32 bytes) at byte `o` of `m`. */
@@ -4728,7 +5025,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.shaderAbort) !== undefined) seen += u32(m, o + 16, x, S, "shaderAbort");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceShaderAbortFeaturesKHR (24 bytes) at byte `o` of `m`. */
@@ -4753,7 +5052,9 @@ export function structs() {
     if ((x = v.maxShaderAbortMessageSize) !== undefined) {
       seen += put64(m, o + 16, x, S, "maxShaderAbortMessageSize");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceShaderAbortPropertiesKHR (24 bytes) at byte `o` of `m`. */
@@ -4782,7 +5083,9 @@ export function structs() {
     if ((x = v.shaderBFloat16CooperativeMatrix) !== undefined) {
       seen += u32(m, o + 24, x, S, "shaderBFloat16CooperativeMatrix");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceShaderBfloat16FeaturesKHR (32 bytes) at byte `o` of `m`. */
@@ -4808,7 +5111,9 @@ export function structs() {
     }
     if ((x = v.shaderSubgroupClock) !== undefined) seen += u32(m, o + 16, x, S, "shaderSubgroupClock");
     if ((x = v.shaderDeviceClock) !== undefined) seen += u32(m, o + 20, x, S, "shaderDeviceClock");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceShaderClockFeaturesKHR (24 bytes) at byte `o` of `m`. */
@@ -4832,7 +5137,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.shaderConstantData) !== undefined) seen += u32(m, o + 16, x, S, "shaderConstantData");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceShaderConstantDataFeaturesKHR (24 bytes) at byte `o` of `m`. */
@@ -4857,7 +5164,9 @@ export function structs() {
     if ((x = v.shaderFmaFloat16) !== undefined) seen += u32(m, o + 16, x, S, "shaderFmaFloat16");
     if ((x = v.shaderFmaFloat32) !== undefined) seen += u32(m, o + 20, x, S, "shaderFmaFloat32");
     if ((x = v.shaderFmaFloat64) !== undefined) seen += u32(m, o + 24, x, S, "shaderFmaFloat64");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceShaderFmaFeaturesKHR (32 bytes) at byte `o` of `m`. */
@@ -4884,7 +5193,9 @@ export function structs() {
     if ((x = v.shaderMaximalReconvergence) !== undefined) {
       seen += u32(m, o + 16, x, S, "shaderMaximalReconvergence");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceShaderMaximalReconvergenceFeaturesKHR (24 bytes) at byte `o` of `m`. */
@@ -4907,7 +5218,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.shaderQuadControl) !== undefined) seen += u32(m, o + 16, x, S, "shaderQuadControl");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceShaderQuadControlFeaturesKHR (24 bytes) at byte `o` of `m`. */
@@ -4932,7 +5245,9 @@ export function structs() {
     if ((x = v.shaderRelaxedExtendedInstruction) !== undefined) {
       seen += u32(m, o + 16, x, S, "shaderRelaxedExtendedInstruction");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceShaderRelaxedExtendedInstructionFeaturesKHR (24 bytes) at byte `o` of `m`. */
@@ -4957,7 +5272,9 @@ export function structs() {
     if ((x = v.shaderSubgroupUniformControlFlow) !== undefined) {
       seen += u32(m, o + 16, x, S, "shaderSubgroupUniformControlFlow");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceShaderSubgroupUniformControlFlowFeaturesKHR (24 bytes) at byte `o` of `m`. */
@@ -4980,7 +5297,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.shaderUntypedPointers) !== undefined) seen += u32(m, o + 16, x, S, "shaderUntypedPointers");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceShaderUntypedPointersFeaturesKHR (24 bytes) at byte `o` of `m`. */
@@ -5003,7 +5322,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.surface) !== undefined) seen += putPointer(m, o + 16, x, S, "surface");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceSurfaceInfo2KHR (24 bytes) at byte `o` of `m`. */
@@ -5026,7 +5347,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.swapchainMaintenance1) !== undefined) seen += u32(m, o + 16, x, S, "swapchainMaintenance1");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceSwapchainMaintenance1FeaturesKHR (24 bytes) at byte `o` of `m`. */
@@ -5052,7 +5375,9 @@ export function structs() {
     if ((x = v.unifiedImageLayoutsVideo) !== undefined) {
       seen += u32(m, o + 20, x, S, "unifiedImageLayoutsVideo");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceUnifiedImageLayoutsFeaturesKHR (24 bytes) at byte `o` of `m`. */
@@ -5076,7 +5401,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.videoDecodeVP9) !== undefined) seen += u32(m, o + 16, x, S, "videoDecodeVP9");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceVideoDecodeVP9FeaturesKHR (24 bytes) at byte `o` of `m`. */
@@ -5099,7 +5426,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.videoEncodeAV1) !== undefined) seen += u32(m, o + 16, x, S, "videoEncodeAV1");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceVideoEncodeAV1FeaturesKHR (24 bytes) at byte `o` of `m`. */
@@ -5122,7 +5451,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.videoEncodeFeedback2) !== undefined) seen += u32(m, o + 16, x, S, "videoEncodeFeedback2");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceVideoEncodeFeedback2FeaturesKHR (24 bytes) at byte `o` of `m`. */
@@ -5147,7 +5478,9 @@ export function structs() {
     if ((x = v.videoEncodeIntraRefresh) !== undefined) {
       seen += u32(m, o + 16, x, S, "videoEncodeIntraRefresh");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceVideoEncodeIntraRefreshFeaturesKHR (24 bytes) at byte `o` of `m`. */
@@ -5190,7 +5523,9 @@ export function structs() {
       }
     }
     if ((x = v.qualityLevel) !== undefined) seen += u32(m, o + 24, x, S, "qualityLevel");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceVideoEncodeQualityLevelInfoKHR (32 bytes) at byte `o` of `m`. */
@@ -5216,7 +5551,9 @@ export function structs() {
     if ((x = v.videoEncodeQuantizationMap) !== undefined) {
       seen += u32(m, o + 16, x, S, "videoEncodeQuantizationMap");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceVideoEncodeQuantizationMapFeaturesKHR (24 bytes) at byte `o` of `m`. */
@@ -5239,7 +5576,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.imageUsage) !== undefined) seen += u32(m, o + 16, x, S, "imageUsage");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceVideoFormatInfoKHR (24 bytes) at byte `o` of `m`. */
@@ -5262,7 +5601,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.videoMaintenance1) !== undefined) seen += u32(m, o + 16, x, S, "videoMaintenance1");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceVideoMaintenance1FeaturesKHR (24 bytes) at byte `o` of `m`. */
@@ -5285,7 +5626,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.videoMaintenance2) !== undefined) seen += u32(m, o + 16, x, S, "videoMaintenance2");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceVideoMaintenance2FeaturesKHR (24 bytes) at byte `o` of `m`. */
@@ -5319,7 +5662,9 @@ export function structs() {
     if ((x = v.workgroupMemoryExplicitLayout16BitAccess) !== undefined) {
       seen += u32(m, o + 28, x, S, "workgroupMemoryExplicitLayout16BitAccess");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceWorkgroupMemoryExplicitLayoutFeaturesKHR (32 bytes) at byte `o` of `m`. */
@@ -5385,7 +5730,9 @@ export function structs() {
         } else t = 0;
       }
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineBinaryCreateInfoKHR (40 bytes) at byte `o` of `m`. */
@@ -5410,7 +5757,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.pipelineBinary) !== undefined) seen += putPointer(m, o + 16, x, S, "pipelineBinary");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineBinaryDataInfoKHR (24 bytes) at byte `o` of `m`. */
@@ -5439,7 +5788,9 @@ export function structs() {
     }
     if ((x = v.dataSize) !== undefined) seen += put64(m, o, x, S, "dataSize");
     else if (n0 >= 0) put64(m, o, n0, S, "dataSize");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineBinaryDataKHR (16 bytes) at byte `o` of `m`. */
@@ -5473,7 +5824,9 @@ export function structs() {
     }
     if ((x = v.pipelineBinaryCount) !== undefined) seen += u32(m, o + 16, x, S, "pipelineBinaryCount");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "pipelineBinaryCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineBinaryHandlesInfoKHR (32 bytes) at byte `o` of `m`. */
@@ -5509,7 +5862,9 @@ export function structs() {
     }
     if ((x = v.binaryCount) !== undefined) seen += u32(m, o + 16, x, S, "binaryCount");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "binaryCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineBinaryInfoKHR (32 bytes) at byte `o` of `m`. */
@@ -5537,7 +5892,9 @@ export function structs() {
       seen++;
       fixedArray(m, o + 20, "u8", 1, 32, x, S, "key");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineBinaryKeyKHR (56 bytes) at byte `o` of `m`. */
@@ -5607,7 +5964,9 @@ export function structs() {
     }
     if ((x = v.binaryCount) !== undefined) seen += u32(m, o, x, S, "binaryCount");
     else if (n0 >= 0) u32(m, o, n0, S, "binaryCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineBinaryKeysAndDataKHR (24 bytes) at byte `o` of `m`. */
@@ -5629,7 +5988,9 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineCreateInfoKHR (16 bytes) at byte `o` of `m`. */
@@ -5652,7 +6013,9 @@ export function structs() {
     }
     if ((x = v.pipeline) !== undefined) seen += putPointer(m, o + 16, x, S, "pipeline");
     if ((x = v.executableIndex) !== undefined) seen += u32(m, o + 24, x, S, "executableIndex");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineExecutableInfoKHR (32 bytes) at byte `o` of `m`. */
@@ -5697,7 +6060,9 @@ export function structs() {
     }
     if ((x = v.dataSize) !== undefined) seen += put64(m, o + 536, x, S, "dataSize");
     else if (n0 >= 0) put64(m, o + 536, n0, S, "dataSize");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineExecutableInternalRepresentationKHR (552 bytes) at byte `o` of `m`. */
@@ -5733,7 +6098,9 @@ export function structs() {
       fixedString(m, o + 276, 256, x, S, "description");
     }
     if ((x = v.subgroupSize) !== undefined) seen += u32(m, o + 532, x, S, "subgroupSize");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineExecutablePropertiesKHR (536 bytes) at byte `o` of `m`. */
@@ -5772,7 +6139,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "value", x, "an object");
       writeVkPipelineExecutableStatisticValueKHR(m, o + 536, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineExecutableStatisticKHR (544 bytes) at byte `o` of `m`. */
@@ -5795,7 +6164,9 @@ export function structs() {
     if ((x = v.i64) !== undefined) seen += put64(m, o, x, S, "i64");
     if ((x = v.u64) !== undefined) seen += put64(m, o, x, S, "u64");
     if ((x = v.f64) !== undefined) seen += f64(m, o, x, S, "f64");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineExecutableStatisticValueKHR (8 bytes) at byte `o` of `m`. */
@@ -5827,7 +6198,9 @@ export function structs() {
       seen++;
       fixedArray(m, o + 24, "u32", 4, 2, x, S, "combinerOps");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineFragmentShadingRateStateCreateInfoKHR (32 bytes) at byte `o` of `m`. */
@@ -5851,7 +6224,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.pipeline) !== undefined) seen += putPointer(m, o + 16, x, S, "pipeline");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineInfoKHR (24 bytes) at byte `o` of `m`. */
@@ -5886,7 +6261,9 @@ export function structs() {
     }
     if ((x = v.libraryCount) !== undefined) seen += u32(m, o + 16, x, S, "libraryCount");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "libraryCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineLibraryCreateInfoKHR (32 bytes) at byte `o` of `m`. */
@@ -5922,7 +6299,9 @@ export function structs() {
     }
     if ((x = v.swapchainCount) !== undefined) seen += u32(m, o + 16, x, S, "swapchainCount");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "swapchainCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPresentId2KHR (32 bytes) at byte `o` of `m`. */
@@ -5958,7 +6337,9 @@ export function structs() {
     }
     if ((x = v.swapchainCount) !== undefined) seen += u32(m, o + 16, x, S, "swapchainCount");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "swapchainCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPresentIdKHR (32 bytes) at byte `o` of `m`. */
@@ -6027,7 +6408,9 @@ export function structs() {
     else if (n0 >= 0) u32(m, o + 16, n0, S, "waitSemaphoreCount");
     if ((x = v.swapchainCount) !== undefined) seen += u32(m, o + 32, x, S, "swapchainCount");
     else if (n1 >= 0) u32(m, o + 32, n1, S, "swapchainCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPresentInfoKHR (64 bytes) at byte `o` of `m`. */
@@ -6076,7 +6459,9 @@ export function structs() {
     }
     if ((x = v.rectangleCount) !== undefined) seen += u32(m, o, x, S, "rectangleCount");
     else if (n0 >= 0) u32(m, o, n0, S, "rectangleCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPresentRegionKHR (16 bytes) at byte `o` of `m`. */
@@ -6125,7 +6510,9 @@ export function structs() {
     }
     if ((x = v.swapchainCount) !== undefined) seen += u32(m, o + 16, x, S, "swapchainCount");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "swapchainCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPresentRegionsKHR (32 bytes) at byte `o` of `m`. */
@@ -6150,7 +6537,9 @@ export function structs() {
     }
     if ((x = v.presentId) !== undefined) seen += put64(m, o + 16, x, S, "presentId");
     if ((x = v.timeout) !== undefined) seen += put64(m, o + 24, x, S, "timeout");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPresentWait2InfoKHR (32 bytes) at byte `o` of `m`. */
@@ -6187,7 +6576,9 @@ export function structs() {
     }
     if ((x = v.counterIndexCount) !== undefined) seen += u32(m, o + 20, x, S, "counterIndexCount");
     else if (n0 >= 0) u32(m, o + 20, n0, S, "counterIndexCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkQueryPoolPerformanceCreateInfoKHR (32 bytes) at byte `o` of `m`. */
@@ -6212,7 +6603,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.encodeFeedbackFlags) !== undefined) seen += u32(m, o + 16, x, S, "encodeFeedbackFlags");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkQueryPoolVideoEncodeFeedbackCreateInfoKHR (24 bytes) at byte `o` of `m`. */
@@ -6240,7 +6633,9 @@ export function structs() {
     if ((x = v.perPartitionEncodeFeedbackFlags) !== undefined) {
       seen += u32(m, o + 20, x, S, "perPartitionEncodeFeedbackFlags");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkQueryPoolVideoEncodePerPartitionFeedbackCreateInfoKHR (24 bytes) at byte `o` of `m`. */
@@ -6268,7 +6663,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "optimalImageTransferGranularity", x, "an object");
       writeNamed("VkExtent3D", m, o + 16, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkQueueFamilyOptimalImageTransferGranularityPropertiesKHR (32 bytes) at byte `o` of `m`. */
@@ -6293,7 +6690,9 @@ export function structs() {
     if ((x = v.optimalImageTransferToQueueFamilies) !== undefined) {
       seen += u32(m, o + 16, x, S, "optimalImageTransferToQueueFamilies");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkQueueFamilyOwnershipTransferPropertiesKHR (24 bytes) at byte `o` of `m`. */
@@ -6318,7 +6717,9 @@ export function structs() {
     if ((x = v.queryResultStatusSupport) !== undefined) {
       seen += u32(m, o + 16, x, S, "queryResultStatusSupport");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkQueueFamilyQueryResultStatusPropertiesKHR (24 bytes) at byte `o` of `m`. */
@@ -6341,7 +6742,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.videoCodecOperations) !== undefined) seen += u32(m, o + 16, x, S, "videoCodecOperations");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkQueueFamilyVideoPropertiesKHR (24 bytes) at byte `o` of `m`. */
@@ -6497,7 +6900,9 @@ export function structs() {
     else if (n0 >= 0) u32(m, o + 20, n0, S, "stageCount");
     if ((x = v.groupCount) !== undefined) seen += u32(m, o + 32, x, S, "groupCount");
     else if (n1 >= 0) u32(m, o + 32, n1, S, "groupCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkRayTracingPipelineCreateInfoKHR (104 bytes) at byte `o` of `m`. */
@@ -6536,7 +6941,9 @@ export function structs() {
     if ((x = v.maxPipelineRayHitAttributeSize) !== undefined) {
       seen += u32(m, o + 20, x, S, "maxPipelineRayHitAttributeSize");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkRayTracingPipelineInterfaceCreateInfoKHR (24 bytes) at byte `o` of `m`. */
@@ -6568,7 +6975,9 @@ export function structs() {
       seen++;
       array(m, o + 40, x, "bytes", 1, S, "pShaderGroupCaptureReplayHandle");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkRayTracingShaderGroupCreateInfoKHR (48 bytes) at byte `o` of `m`. */
@@ -6600,7 +7009,9 @@ export function structs() {
       writeNamed("VkExtent2D", m, o + 8, x, 0);
     }
     if ((x = v.layer) !== undefined) seen += u32(m, o + 16, x, S, "layer");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkRectLayerKHR (20 bytes) at byte `o` of `m`. */
@@ -6619,7 +7030,9 @@ export function structs() {
     if ((x = v.objectType) !== undefined) seen += u32(m, o, x, S, "objectType");
     if ((x = v.objectHandle) !== undefined) seen += put64(m, o + 8, x, S, "objectHandle");
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkRefreshObjectKHR (24 bytes) at byte `o` of `m`. */
@@ -6668,7 +7081,9 @@ export function structs() {
     }
     if ((x = v.objectCount) !== undefined) seen += u32(m, o + 16, x, S, "objectCount");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "objectCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkRefreshObjectListKHR (32 bytes) at byte `o` of `m`. */
@@ -6692,7 +7107,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.pipeline) !== undefined) seen += putPointer(m, o + 16, x, S, "pipeline");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkReleaseCapturedPipelineDataInfoKHR (24 bytes) at byte `o` of `m`. */
@@ -6728,7 +7145,9 @@ export function structs() {
     }
     if ((x = v.imageIndexCount) !== undefined) seen += u32(m, o + 24, x, S, "imageIndexCount");
     else if (n0 >= 0) u32(m, o + 24, n0, S, "imageIndexCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkReleaseSwapchainImagesInfoKHR (40 bytes) at byte `o` of `m`. */
@@ -6753,7 +7172,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkRenderingAttachmentFlagsInfoKHR (24 bytes) at byte `o` of `m`. */
@@ -6775,7 +7196,9 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkRenderingEndInfoKHR (16 bytes) at byte `o` of `m`. */
@@ -6803,7 +7226,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "shadingRateAttachmentTexelSize", x, "an object");
       writeNamed("VkExtent2D", m, o + 28, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkRenderingFragmentShadingRateAttachmentInfoKHR (40 bytes) at byte `o` of `m`. */
@@ -6830,7 +7255,9 @@ export function structs() {
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
     if ((x = v.resolveMode) !== undefined) seen += u32(m, o + 20, x, S, "resolveMode");
     if ((x = v.stencilResolveMode) !== undefined) seen += u32(m, o + 24, x, S, "stencilResolveMode");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkResolveImageModeInfoKHR (32 bytes) at byte `o` of `m`. */
@@ -6856,7 +7283,9 @@ export function structs() {
     }
     if ((x = v.semaphore) !== undefined) seen += putPointer(m, o + 16, x, S, "semaphore");
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 24, x, S, "handleType");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSemaphoreGetFdInfoKHR (32 bytes) at byte `o` of `m`. */
@@ -6881,7 +7310,9 @@ export function structs() {
     }
     if ((x = v.semaphore) !== undefined) seen += putPointer(m, o + 16, x, S, "semaphore");
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 24, x, S, "handleType");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSemaphoreGetWin32HandleInfoKHR (32 bytes) at byte `o` of `m`. */
@@ -6907,7 +7338,9 @@ export function structs() {
     if ((x = v.sharedPresentSupportedUsageFlags) !== undefined) {
       seen += put64(m, o + 16, x, S, "sharedPresentSupportedUsageFlags");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSharedPresentSurfaceCapabilities2KHR (24 bytes) at byte `o` of `m`. */
@@ -6932,7 +7365,9 @@ export function structs() {
     if ((x = v.sharedPresentSupportedUsageFlags) !== undefined) {
       seen += u32(m, o + 16, x, S, "sharedPresentSupportedUsageFlags");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSharedPresentSurfaceCapabilitiesKHR (24 bytes) at byte `o` of `m`. */
@@ -6951,7 +7386,9 @@ export function structs() {
     if ((x = v.address) !== undefined) seen += put64(m, o, x, S, "address");
     if ((x = v.size) !== undefined) seen += put64(m, o + 8, x, S, "size");
     if ((x = v.stride) !== undefined) seen += put64(m, o + 16, x, S, "stride");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkStridedDeviceAddressRangeKHR (24 bytes) at byte `o` of `m`. */
@@ -6970,7 +7407,9 @@ export function structs() {
     if ((x = v.deviceAddress) !== undefined) seen += put64(m, o, x, S, "deviceAddress");
     if ((x = v.stride) !== undefined) seen += put64(m, o + 8, x, S, "stride");
     if ((x = v.size) !== undefined) seen += put64(m, o + 16, x, S, "size");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkStridedDeviceAddressRegionKHR (24 bytes) at byte `o` of `m`. */
@@ -6997,7 +7436,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "surfaceCapabilities", x, "an object");
       writeVkSurfaceCapabilitiesKHR(m, o + 16, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSurfaceCapabilities2KHR (72 bytes) at byte `o` of `m`. */
@@ -7037,7 +7478,9 @@ export function structs() {
       seen += u32(m, o + 44, x, S, "supportedCompositeAlpha");
     }
     if ((x = v.supportedUsageFlags) !== undefined) seen += u32(m, o + 48, x, S, "supportedUsageFlags");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSurfaceCapabilitiesKHR (52 bytes) at byte `o` of `m`. */
@@ -7067,7 +7510,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.presentId2Supported) !== undefined) seen += u32(m, o + 16, x, S, "presentId2Supported");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSurfaceCapabilitiesPresentId2KHR (24 bytes) at byte `o` of `m`. */
@@ -7090,7 +7535,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.presentWait2Supported) !== undefined) seen += u32(m, o + 16, x, S, "presentWait2Supported");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSurfaceCapabilitiesPresentWait2KHR (24 bytes) at byte `o` of `m`. */
@@ -7117,7 +7564,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "surfaceFormat", x, "an object");
       writeVkSurfaceFormatKHR(m, o + 16, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSurfaceFormat2KHR (24 bytes) at byte `o` of `m`. */
@@ -7135,7 +7584,9 @@ export function structs() {
     let seen = 0, x;
     if ((x = v.format) !== undefined) seen += u32(m, o, x, S, "format");
     if ((x = v.colorSpace) !== undefined) seen += u32(m, o + 4, x, S, "colorSpace");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSurfaceFormatKHR (8 bytes) at byte `o` of `m`. */
@@ -7169,7 +7620,9 @@ export function structs() {
     }
     if ((x = v.presentModeCount) !== undefined) seen += u32(m, o + 16, x, S, "presentModeCount");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "presentModeCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSurfacePresentModeCompatibilityKHR (32 bytes) at byte `o` of `m`. */
@@ -7193,7 +7646,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.presentMode) !== undefined) seen += u32(m, o + 16, x, S, "presentMode");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSurfacePresentModeKHR (24 bytes) at byte `o` of `m`. */
@@ -7234,7 +7689,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "maxScaledImageExtent", x, "an object");
       writeNamed("VkExtent2D", m, o + 36, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSurfacePresentScalingCapabilitiesKHR (48 bytes) at byte `o` of `m`. */
@@ -7261,7 +7718,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.supportsProtected) !== undefined) seen += u32(m, o + 16, x, S, "supportsProtected");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSurfaceProtectedCapabilitiesKHR (24 bytes) at byte `o` of `m`. */
@@ -7314,7 +7773,9 @@ export function structs() {
     if ((x = v.oldSwapchain) !== undefined) seen += putPointer(m, o + 96, x, S, "oldSwapchain");
     if ((x = v.queueFamilyIndexCount) !== undefined) seen += u32(m, o + 64, x, S, "queueFamilyIndexCount");
     else if (n0 >= 0) u32(m, o + 64, n0, S, "queueFamilyIndexCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSwapchainCreateInfoKHR (104 bytes) at byte `o` of `m`. */
@@ -7364,7 +7825,9 @@ export function structs() {
     }
     if ((x = v.swapchainCount) !== undefined) seen += u32(m, o + 16, x, S, "swapchainCount");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "swapchainCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSwapchainPresentFenceInfoKHR (32 bytes) at byte `o` of `m`. */
@@ -7400,7 +7863,9 @@ export function structs() {
     }
     if ((x = v.swapchainCount) !== undefined) seen += u32(m, o + 16, x, S, "swapchainCount");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "swapchainCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSwapchainPresentModeInfoKHR (32 bytes) at byte `o` of `m`. */
@@ -7436,7 +7901,9 @@ export function structs() {
     }
     if ((x = v.presentModeCount) !== undefined) seen += u32(m, o + 16, x, S, "presentModeCount");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "presentModeCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSwapchainPresentModesCreateInfoKHR (32 bytes) at byte `o` of `m`. */
@@ -7462,7 +7929,9 @@ export function structs() {
     if ((x = v.scalingBehavior) !== undefined) seen += u32(m, o + 16, x, S, "scalingBehavior");
     if ((x = v.presentGravityX) !== undefined) seen += u32(m, o + 20, x, S, "presentGravityX");
     if ((x = v.presentGravityY) !== undefined) seen += u32(m, o + 24, x, S, "presentGravityY");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSwapchainPresentScalingCreateInfoKHR (32 bytes) at byte `o` of `m`. */
@@ -7514,7 +7983,9 @@ export function structs() {
     if ((x = v.width) !== undefined) seen += u32(m, o + 88, x, S, "width");
     if ((x = v.height) !== undefined) seen += u32(m, o + 92, x, S, "height");
     if ((x = v.depth) !== undefined) seen += u32(m, o + 96, x, S, "depth");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkTraceRaysIndirectCommand2KHR (104 bytes) at byte `o` of `m`. */
@@ -7544,7 +8015,9 @@ export function structs() {
     if ((x = v.width) !== undefined) seen += u32(m, o, x, S, "width");
     if ((x = v.height) !== undefined) seen += u32(m, o + 4, x, S, "height");
     if ((x = v.depth) !== undefined) seen += u32(m, o + 8, x, S, "depth");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkTraceRaysIndirectCommandKHR (12 bytes) at byte `o` of `m`. */
@@ -7564,7 +8037,9 @@ export function structs() {
       seen++;
       fixedArray(m, o, "f32", 4, 12, x, S, "matrix");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkTransformMatrixKHR (48 bytes) at byte `o` of `m`. */
@@ -7617,7 +8092,9 @@ export function structs() {
     }
     if ((x = v.referenceSlotCount) !== undefined) seen += u32(m, o + 40, x, S, "referenceSlotCount");
     else if (n0 >= 0) u32(m, o + 40, n0, S, "referenceSlotCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoBeginCodingInfoKHR (56 bytes) at byte `o` of `m`. */
@@ -7674,7 +8151,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "stdHeaderVersion", x, "an object");
       writeNamed("VkExtensionProperties", m, o + 72, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoCapabilitiesKHR (336 bytes) at byte `o` of `m`. */
@@ -7705,7 +8184,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoCodingControlInfoKHR (24 bytes) at byte `o` of `m`. */
@@ -7728,7 +8209,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.maxLevel) !== undefined) seen += u32(m, o + 16, x, S, "maxLevel");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoDecodeAV1CapabilitiesKHR (24 bytes) at byte `o` of `m`. */
@@ -7754,7 +8237,9 @@ export function structs() {
       seen++;
       array(m, o + 16, x, "u32", 4, S, "pStdReferenceInfo");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoDecodeAV1DpbSlotInfoKHR (24 bytes) at byte `o` of `m`. */
@@ -7780,7 +8265,9 @@ export function structs() {
       seen++;
       array(m, o + 16, x, "u32", 4, S, "pStdSequenceHeader");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoDecodeAV1InlineSessionParametersInfoKHR (24 bytes) at byte `o` of `m`. */
@@ -7834,7 +8321,9 @@ export function structs() {
     }
     if ((x = v.tileCount) !== undefined) seen += u32(m, o + 56, x, S, "tileCount");
     else if (n0 >= 0) u32(m, o + 56, n0, S, "tileCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoDecodeAV1PictureInfoKHR (80 bytes) at byte `o` of `m`. */
@@ -7863,7 +8352,9 @@ export function structs() {
     }
     if ((x = v.stdProfile) !== undefined) seen += u32(m, o + 16, x, S, "stdProfile");
     if ((x = v.filmGrainSupport) !== undefined) seen += u32(m, o + 20, x, S, "filmGrainSupport");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoDecodeAV1ProfileInfoKHR (24 bytes) at byte `o` of `m`. */
@@ -7890,7 +8381,9 @@ export function structs() {
       seen++;
       array(m, o + 16, x, "u32", 4, S, "pStdSequenceHeader");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoDecodeAV1SessionParametersCreateInfoKHR (24 bytes) at byte `o` of `m`. */
@@ -7913,7 +8406,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoDecodeCapabilitiesKHR (24 bytes) at byte `o` of `m`. */
@@ -7941,7 +8436,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "fieldOffsetGranularity", x, "an object");
       writeNamed("VkOffset2D", m, o + 20, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoDecodeH264CapabilitiesKHR (32 bytes) at byte `o` of `m`. */
@@ -7968,7 +8465,9 @@ export function structs() {
       seen++;
       array(m, o + 16, x, "u32", 4, S, "pStdReferenceInfo");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoDecodeH264DpbSlotInfoKHR (24 bytes) at byte `o` of `m`. */
@@ -7998,7 +8497,9 @@ export function structs() {
       seen++;
       array(m, o + 24, x, "u32", 4, S, "pStdPPS");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoDecodeH264InlineSessionParametersInfoKHR (32 bytes) at byte `o` of `m`. */
@@ -8038,7 +8539,9 @@ export function structs() {
     }
     if ((x = v.sliceCount) !== undefined) seen += u32(m, o + 24, x, S, "sliceCount");
     else if (n0 >= 0) u32(m, o + 24, n0, S, "sliceCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoDecodeH264PictureInfoKHR (40 bytes) at byte `o` of `m`. */
@@ -8064,7 +8567,9 @@ export function structs() {
     }
     if ((x = v.stdProfileIdc) !== undefined) seen += u32(m, o + 16, x, S, "stdProfileIdc");
     if ((x = v.pictureLayout) !== undefined) seen += u32(m, o + 20, x, S, "pictureLayout");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoDecodeH264ProfileInfoKHR (24 bytes) at byte `o` of `m`. */
@@ -8113,7 +8618,9 @@ export function structs() {
     else if (n0 >= 0) u32(m, o + 16, n0, S, "stdSPSCount");
     if ((x = v.stdPPSCount) !== undefined) seen += u32(m, o + 32, x, S, "stdPPSCount");
     else if (n1 >= 0) u32(m, o + 32, n1, S, "stdPPSCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoDecodeH264SessionParametersAddInfoKHR (48 bytes) at byte `o` of `m`. */
@@ -8165,7 +8672,9 @@ export function structs() {
         } else t = 0;
       }
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoDecodeH264SessionParametersCreateInfoKHR (32 bytes) at byte `o` of `m`. */
@@ -8190,7 +8699,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.maxLevelIdc) !== undefined) seen += u32(m, o + 16, x, S, "maxLevelIdc");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoDecodeH265CapabilitiesKHR (24 bytes) at byte `o` of `m`. */
@@ -8216,7 +8727,9 @@ export function structs() {
       seen++;
       array(m, o + 16, x, "u32", 4, S, "pStdReferenceInfo");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoDecodeH265DpbSlotInfoKHR (24 bytes) at byte `o` of `m`. */
@@ -8250,7 +8763,9 @@ export function structs() {
       seen++;
       array(m, o + 32, x, "u32", 4, S, "pStdPPS");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoDecodeH265InlineSessionParametersInfoKHR (40 bytes) at byte `o` of `m`. */
@@ -8291,7 +8806,9 @@ export function structs() {
     }
     if ((x = v.sliceSegmentCount) !== undefined) seen += u32(m, o + 24, x, S, "sliceSegmentCount");
     else if (n0 >= 0) u32(m, o + 24, n0, S, "sliceSegmentCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoDecodeH265PictureInfoKHR (40 bytes) at byte `o` of `m`. */
@@ -8316,7 +8833,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.stdProfileIdc) !== undefined) seen += u32(m, o + 16, x, S, "stdProfileIdc");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoDecodeH265ProfileInfoKHR (24 bytes) at byte `o` of `m`. */
@@ -8377,7 +8896,9 @@ export function structs() {
     else if (n1 >= 0) u32(m, o + 32, n1, S, "stdSPSCount");
     if ((x = v.stdPPSCount) !== undefined) seen += u32(m, o + 48, x, S, "stdPPSCount");
     else if (n2 >= 0) u32(m, o + 48, n2, S, "stdPPSCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoDecodeH265SessionParametersAddInfoKHR (64 bytes) at byte `o` of `m`. */
@@ -8432,7 +8953,9 @@ export function structs() {
         } else t = 0;
       }
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoDecodeH265SessionParametersCreateInfoKHR (40 bytes) at byte `o` of `m`. */
@@ -8514,7 +9037,9 @@ export function structs() {
     }
     if ((x = v.referenceSlotCount) !== undefined) seen += u32(m, o + 104, x, S, "referenceSlotCount");
     else if (n0 >= 0) u32(m, o + 104, n0, S, "referenceSlotCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoDecodeInfoKHR (120 bytes) at byte `o` of `m`. */
@@ -8544,7 +9069,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.videoUsageHints) !== undefined) seen += u32(m, o + 16, x, S, "videoUsageHints");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoDecodeUsageInfoKHR (24 bytes) at byte `o` of `m`. */
@@ -8567,7 +9094,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.maxLevel) !== undefined) seen += u32(m, o + 16, x, S, "maxLevel");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoDecodeVP9CapabilitiesKHR (24 bytes) at byte `o` of `m`. */
@@ -8602,7 +9131,9 @@ export function structs() {
     }
     if ((x = v.compressedHeaderOffset) !== undefined) seen += u32(m, o + 40, x, S, "compressedHeaderOffset");
     if ((x = v.tilesOffset) !== undefined) seen += u32(m, o + 44, x, S, "tilesOffset");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoDecodeVP9PictureInfoKHR (48 bytes) at byte `o` of `m`. */
@@ -8629,7 +9160,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.stdProfile) !== undefined) seen += u32(m, o + 16, x, S, "stdProfile");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoDecodeVP9ProfileInfoKHR (24 bytes) at byte `o` of `m`. */
@@ -8713,7 +9246,9 @@ export function structs() {
       seen += u32(m, o + 120, x, S, "requiresGopRemainingFrames");
     }
     if ((x = v.stdSyntaxFlags) !== undefined) seen += u32(m, o + 124, x, S, "stdSyntaxFlags");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeAV1CapabilitiesKHR (128 bytes) at byte `o` of `m`. */
@@ -8762,7 +9297,9 @@ export function structs() {
       seen++;
       array(m, o + 16, x, "u32", 4, S, "pStdReferenceInfo");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeAV1DpbSlotInfoKHR (24 bytes) at byte `o` of `m`. */
@@ -8781,7 +9318,9 @@ export function structs() {
     if ((x = v.intraFrameSize) !== undefined) seen += u32(m, o, x, S, "intraFrameSize");
     if ((x = v.predictiveFrameSize) !== undefined) seen += u32(m, o + 4, x, S, "predictiveFrameSize");
     if ((x = v.bipredictiveFrameSize) !== undefined) seen += u32(m, o + 8, x, S, "bipredictiveFrameSize");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeAV1FrameSizeKHR (12 bytes) at byte `o` of `m`. */
@@ -8809,7 +9348,9 @@ export function structs() {
     if ((x = v.gopRemainingBipredictive) !== undefined) {
       seen += u32(m, o + 28, x, S, "gopRemainingBipredictive");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeAV1GopRemainingFrameInfoKHR (32 bytes) at byte `o` of `m`. */
@@ -8851,7 +9392,9 @@ export function structs() {
     if ((x = v.generateObuExtensionHeader) !== undefined) {
       seen += u32(m, o + 72, x, S, "generateObuExtensionHeader");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeAV1PictureInfoKHR (80 bytes) at byte `o` of `m`. */
@@ -8880,7 +9423,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.stdProfile) !== undefined) seen += u32(m, o + 16, x, S, "stdProfile");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeAV1ProfileInfoKHR (24 bytes) at byte `o` of `m`. */
@@ -8899,7 +9444,9 @@ export function structs() {
     if ((x = v.intraQIndex) !== undefined) seen += u32(m, o, x, S, "intraQIndex");
     if ((x = v.predictiveQIndex) !== undefined) seen += u32(m, o + 4, x, S, "predictiveQIndex");
     if ((x = v.bipredictiveQIndex) !== undefined) seen += u32(m, o + 8, x, S, "bipredictiveQIndex");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeAV1QIndexKHR (12 bytes) at byte `o` of `m`. */
@@ -8966,7 +9513,9 @@ export function structs() {
     if ((x = v.preferredBidirectionalCompoundReferenceNameMask) !== undefined) {
       seen += u32(m, o + 80, x, S, "preferredBidirectionalCompoundReferenceNameMask");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeAV1QualityLevelPropertiesKHR (88 bytes) at byte `o` of `m`. */
@@ -9004,7 +9553,9 @@ export function structs() {
     }
     if ((x = v.minQIndexDelta) !== undefined) seen += i32(m, o + 16, x, S, "minQIndexDelta");
     if ((x = v.maxQIndexDelta) !== undefined) seen += i32(m, o + 20, x, S, "maxQIndexDelta");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeAV1QuantizationMapCapabilitiesKHR (24 bytes) at byte `o` of `m`. */
@@ -9034,7 +9585,9 @@ export function structs() {
       seen += u32(m, o + 28, x, S, "consecutiveBipredictiveFrameCount");
     }
     if ((x = v.temporalLayerCount) !== undefined) seen += u32(m, o + 32, x, S, "temporalLayerCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeAV1RateControlInfoKHR (40 bytes) at byte `o` of `m`. */
@@ -9078,7 +9631,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "maxFrameSize", x, "an object");
       writeVkVideoEncodeAV1FrameSizeKHR(m, o + 52, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeAV1RateControlLayerInfoKHR (64 bytes) at byte `o` of `m`. */
@@ -9107,7 +9662,9 @@ export function structs() {
     }
     if ((x = v.useMaxLevel) !== undefined) seen += u32(m, o + 16, x, S, "useMaxLevel");
     if ((x = v.maxLevel) !== undefined) seen += u32(m, o + 20, x, S, "maxLevel");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeAV1SessionCreateInfoKHR (24 bytes) at byte `o` of `m`. */
@@ -9151,7 +9708,9 @@ export function structs() {
     }
     if ((x = v.stdOperatingPointCount) !== undefined) seen += u32(m, o + 32, x, S, "stdOperatingPointCount");
     else if (n0 >= 0) u32(m, o + 32, n0, S, "stdOperatingPointCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeAV1SessionParametersCreateInfoKHR (48 bytes) at byte `o` of `m`. */
@@ -9189,7 +9748,9 @@ export function structs() {
     if ((x = v.supportedEncodeFeedbackFlags) !== undefined) {
       seen += u32(m, o + 52, x, S, "supportedEncodeFeedbackFlags");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeCapabilitiesKHR (56 bytes) at byte `o` of `m`. */
@@ -9223,7 +9784,9 @@ export function structs() {
     if ((x = v.supportedPerPartitionEncodeFeedbackFlags) !== undefined) {
       seen += u32(m, o + 20, x, S, "supportedPerPartitionEncodeFeedbackFlags");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeFeedback2CapabilitiesKHR (24 bytes) at byte `o` of `m`. */
@@ -9269,7 +9832,9 @@ export function structs() {
       seen += u32(m, o + 60, x, S, "requiresGopRemainingFrames");
     }
     if ((x = v.stdSyntaxFlags) !== undefined) seen += u32(m, o + 64, x, S, "stdSyntaxFlags");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeH264CapabilitiesKHR (72 bytes) at byte `o` of `m`. */
@@ -9307,7 +9872,9 @@ export function structs() {
       seen++;
       array(m, o + 16, x, "u32", 4, S, "pStdReferenceInfo");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeH264DpbSlotInfoKHR (24 bytes) at byte `o` of `m`. */
@@ -9326,7 +9893,9 @@ export function structs() {
     if ((x = v.frameISize) !== undefined) seen += u32(m, o, x, S, "frameISize");
     if ((x = v.framePSize) !== undefined) seen += u32(m, o + 4, x, S, "framePSize");
     if ((x = v.frameBSize) !== undefined) seen += u32(m, o + 8, x, S, "frameBSize");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeH264FrameSizeKHR (12 bytes) at byte `o` of `m`. */
@@ -9352,7 +9921,9 @@ export function structs() {
     if ((x = v.gopRemainingI) !== undefined) seen += u32(m, o + 20, x, S, "gopRemainingI");
     if ((x = v.gopRemainingP) !== undefined) seen += u32(m, o + 24, x, S, "gopRemainingP");
     if ((x = v.gopRemainingB) !== undefined) seen += u32(m, o + 28, x, S, "gopRemainingB");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeH264GopRemainingFrameInfoKHR (32 bytes) at byte `o` of `m`. */
@@ -9382,7 +9953,9 @@ export function structs() {
       seen++;
       array(m, o + 24, x, "u32", 4, S, "pStdSliceHeader");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeH264NaluSliceInfoKHR (32 bytes) at byte `o` of `m`. */
@@ -9443,7 +10016,9 @@ export function structs() {
     if ((x = v.generatePrefixNalu) !== undefined) seen += u32(m, o + 40, x, S, "generatePrefixNalu");
     if ((x = v.naluSliceEntryCount) !== undefined) seen += u32(m, o + 16, x, S, "naluSliceEntryCount");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "naluSliceEntryCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeH264PictureInfoKHR (48 bytes) at byte `o` of `m`. */
@@ -9469,7 +10044,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.stdProfileIdc) !== undefined) seen += u32(m, o + 16, x, S, "stdProfileIdc");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeH264ProfileInfoKHR (24 bytes) at byte `o` of `m`. */
@@ -9488,7 +10065,9 @@ export function structs() {
     if ((x = v.qpI) !== undefined) seen += i32(m, o, x, S, "qpI");
     if ((x = v.qpP) !== undefined) seen += i32(m, o + 4, x, S, "qpP");
     if ((x = v.qpB) !== undefined) seen += i32(m, o + 8, x, S, "qpB");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeH264QpKHR (12 bytes) at byte `o` of `m`. */
@@ -9535,7 +10114,9 @@ export function structs() {
     if ((x = v.preferredStdEntropyCodingModeFlag) !== undefined) {
       seen += u32(m, o + 56, x, S, "preferredStdEntropyCodingModeFlag");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeH264QualityLevelPropertiesKHR (64 bytes) at byte `o` of `m`. */
@@ -9567,7 +10148,9 @@ export function structs() {
     }
     if ((x = v.minQpDelta) !== undefined) seen += i32(m, o + 16, x, S, "minQpDelta");
     if ((x = v.maxQpDelta) !== undefined) seen += i32(m, o + 20, x, S, "maxQpDelta");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeH264QuantizationMapCapabilitiesKHR (24 bytes) at byte `o` of `m`. */
@@ -9595,7 +10178,9 @@ export function structs() {
     if ((x = v.idrPeriod) !== undefined) seen += u32(m, o + 24, x, S, "idrPeriod");
     if ((x = v.consecutiveBFrameCount) !== undefined) seen += u32(m, o + 28, x, S, "consecutiveBFrameCount");
     if ((x = v.temporalLayerCount) !== undefined) seen += u32(m, o + 32, x, S, "temporalLayerCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeH264RateControlInfoKHR (40 bytes) at byte `o` of `m`. */
@@ -9639,7 +10224,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "maxFrameSize", x, "an object");
       writeVkVideoEncodeH264FrameSizeKHR(m, o + 52, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeH264RateControlLayerInfoKHR (64 bytes) at byte `o` of `m`. */
@@ -9668,7 +10255,9 @@ export function structs() {
     }
     if ((x = v.useMaxLevelIdc) !== undefined) seen += u32(m, o + 16, x, S, "useMaxLevelIdc");
     if ((x = v.maxLevelIdc) !== undefined) seen += u32(m, o + 20, x, S, "maxLevelIdc");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeH264SessionCreateInfoKHR (24 bytes) at byte `o` of `m`. */
@@ -9717,7 +10306,9 @@ export function structs() {
     else if (n0 >= 0) u32(m, o + 16, n0, S, "stdSPSCount");
     if ((x = v.stdPPSCount) !== undefined) seen += u32(m, o + 32, x, S, "stdPPSCount");
     else if (n1 >= 0) u32(m, o + 32, n1, S, "stdPPSCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeH264SessionParametersAddInfoKHR (48 bytes) at byte `o` of `m`. */
@@ -9769,7 +10360,9 @@ export function structs() {
         } else t = 0;
       }
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeH264SessionParametersCreateInfoKHR (32 bytes) at byte `o` of `m`. */
@@ -9795,7 +10388,9 @@ export function structs() {
     }
     if ((x = v.hasStdSPSOverrides) !== undefined) seen += u32(m, o + 16, x, S, "hasStdSPSOverrides");
     if ((x = v.hasStdPPSOverrides) !== undefined) seen += u32(m, o + 20, x, S, "hasStdPPSOverrides");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeH264SessionParametersFeedbackInfoKHR (24 bytes) at byte `o` of `m`. */
@@ -9822,7 +10417,9 @@ export function structs() {
     if ((x = v.writeStdPPS) !== undefined) seen += u32(m, o + 20, x, S, "writeStdPPS");
     if ((x = v.stdSPSId) !== undefined) seen += u32(m, o + 24, x, S, "stdSPSId");
     if ((x = v.stdPPSId) !== undefined) seen += u32(m, o + 28, x, S, "stdPPSId");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeH264SessionParametersGetInfoKHR (32 bytes) at byte `o` of `m`. */
@@ -9877,7 +10474,9 @@ export function structs() {
       seen += u32(m, o + 76, x, S, "requiresGopRemainingFrames");
     }
     if ((x = v.stdSyntaxFlags) !== undefined) seen += u32(m, o + 80, x, S, "stdSyntaxFlags");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeH265CapabilitiesKHR (88 bytes) at byte `o` of `m`. */
@@ -9918,7 +10517,9 @@ export function structs() {
       seen++;
       array(m, o + 16, x, "u32", 4, S, "pStdReferenceInfo");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeH265DpbSlotInfoKHR (24 bytes) at byte `o` of `m`. */
@@ -9937,7 +10538,9 @@ export function structs() {
     if ((x = v.frameISize) !== undefined) seen += u32(m, o, x, S, "frameISize");
     if ((x = v.framePSize) !== undefined) seen += u32(m, o + 4, x, S, "framePSize");
     if ((x = v.frameBSize) !== undefined) seen += u32(m, o + 8, x, S, "frameBSize");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeH265FrameSizeKHR (12 bytes) at byte `o` of `m`. */
@@ -9963,7 +10566,9 @@ export function structs() {
     if ((x = v.gopRemainingI) !== undefined) seen += u32(m, o + 20, x, S, "gopRemainingI");
     if ((x = v.gopRemainingP) !== undefined) seen += u32(m, o + 24, x, S, "gopRemainingP");
     if ((x = v.gopRemainingB) !== undefined) seen += u32(m, o + 28, x, S, "gopRemainingB");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeH265GopRemainingFrameInfoKHR (32 bytes) at byte `o` of `m`. */
@@ -9993,7 +10598,9 @@ export function structs() {
       seen++;
       array(m, o + 24, x, "u32", 4, S, "pStdSliceSegmentHeader");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeH265NaluSliceSegmentInfoKHR (32 bytes) at byte `o` of `m`. */
@@ -10056,7 +10663,9 @@ export function structs() {
     if ((x = v.naluSliceSegmentEntryCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "naluSliceSegmentEntryCount");
     } else if (n0 >= 0) u32(m, o + 16, n0, S, "naluSliceSegmentEntryCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeH265PictureInfoKHR (40 bytes) at byte `o` of `m`. */
@@ -10081,7 +10690,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.stdProfileIdc) !== undefined) seen += u32(m, o + 16, x, S, "stdProfileIdc");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeH265ProfileInfoKHR (24 bytes) at byte `o` of `m`. */
@@ -10100,7 +10711,9 @@ export function structs() {
     if ((x = v.qpI) !== undefined) seen += i32(m, o, x, S, "qpI");
     if ((x = v.qpP) !== undefined) seen += i32(m, o + 4, x, S, "qpP");
     if ((x = v.qpB) !== undefined) seen += i32(m, o + 8, x, S, "qpB");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeH265QpKHR (12 bytes) at byte `o` of `m`. */
@@ -10142,7 +10755,9 @@ export function structs() {
     if ((x = v.preferredMaxL1ReferenceCount) !== undefined) {
       seen += u32(m, o + 52, x, S, "preferredMaxL1ReferenceCount");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeH265QualityLevelPropertiesKHR (56 bytes) at byte `o` of `m`. */
@@ -10173,7 +10788,9 @@ export function structs() {
     }
     if ((x = v.minQpDelta) !== undefined) seen += i32(m, o + 16, x, S, "minQpDelta");
     if ((x = v.maxQpDelta) !== undefined) seen += i32(m, o + 20, x, S, "maxQpDelta");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeH265QuantizationMapCapabilitiesKHR (24 bytes) at byte `o` of `m`. */
@@ -10201,7 +10818,9 @@ export function structs() {
     if ((x = v.idrPeriod) !== undefined) seen += u32(m, o + 24, x, S, "idrPeriod");
     if ((x = v.consecutiveBFrameCount) !== undefined) seen += u32(m, o + 28, x, S, "consecutiveBFrameCount");
     if ((x = v.subLayerCount) !== undefined) seen += u32(m, o + 32, x, S, "subLayerCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeH265RateControlInfoKHR (40 bytes) at byte `o` of `m`. */
@@ -10245,7 +10864,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "maxFrameSize", x, "an object");
       writeVkVideoEncodeH265FrameSizeKHR(m, o + 52, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeH265RateControlLayerInfoKHR (64 bytes) at byte `o` of `m`. */
@@ -10274,7 +10895,9 @@ export function structs() {
     }
     if ((x = v.useMaxLevelIdc) !== undefined) seen += u32(m, o + 16, x, S, "useMaxLevelIdc");
     if ((x = v.maxLevelIdc) !== undefined) seen += u32(m, o + 20, x, S, "maxLevelIdc");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeH265SessionCreateInfoKHR (24 bytes) at byte `o` of `m`. */
@@ -10336,7 +10959,9 @@ export function structs() {
     else if (n1 >= 0) u32(m, o + 32, n1, S, "stdSPSCount");
     if ((x = v.stdPPSCount) !== undefined) seen += u32(m, o + 48, x, S, "stdPPSCount");
     else if (n2 >= 0) u32(m, o + 48, n2, S, "stdPPSCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeH265SessionParametersAddInfoKHR (64 bytes) at byte `o` of `m`. */
@@ -10391,7 +11016,9 @@ export function structs() {
         } else t = 0;
       }
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeH265SessionParametersCreateInfoKHR (40 bytes) at byte `o` of `m`. */
@@ -10419,7 +11046,9 @@ export function structs() {
     if ((x = v.hasStdVPSOverrides) !== undefined) seen += u32(m, o + 16, x, S, "hasStdVPSOverrides");
     if ((x = v.hasStdSPSOverrides) !== undefined) seen += u32(m, o + 20, x, S, "hasStdSPSOverrides");
     if ((x = v.hasStdPPSOverrides) !== undefined) seen += u32(m, o + 24, x, S, "hasStdPPSOverrides");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeH265SessionParametersFeedbackInfoKHR (32 bytes) at byte `o` of `m`. */
@@ -10449,7 +11078,9 @@ export function structs() {
     if ((x = v.stdVPSId) !== undefined) seen += u32(m, o + 28, x, S, "stdVPSId");
     if ((x = v.stdSPSId) !== undefined) seen += u32(m, o + 32, x, S, "stdSPSId");
     if ((x = v.stdPPSId) !== undefined) seen += u32(m, o + 36, x, S, "stdPPSId");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeH265SessionParametersGetInfoKHR (40 bytes) at byte `o` of `m`. */
@@ -10536,7 +11167,9 @@ export function structs() {
     }
     if ((x = v.referenceSlotCount) !== undefined) seen += u32(m, o + 104, x, S, "referenceSlotCount");
     else if (n0 >= 0) u32(m, o + 104, n0, S, "referenceSlotCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeInfoKHR (128 bytes) at byte `o` of `m`. */
@@ -10579,7 +11212,9 @@ export function structs() {
     if ((x = v.nonRectangularIntraRefreshRegions) !== undefined) {
       seen += u32(m, o + 32, x, S, "nonRectangularIntraRefreshRegions");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeIntraRefreshCapabilitiesKHR (40 bytes) at byte `o` of `m`. */
@@ -10609,7 +11244,9 @@ export function structs() {
       seen += u32(m, o + 16, x, S, "intraRefreshCycleDuration");
     }
     if ((x = v.intraRefreshIndex) !== undefined) seen += u32(m, o + 20, x, S, "intraRefreshIndex");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeIntraRefreshInfoKHR (24 bytes) at byte `o` of `m`. */
@@ -10633,7 +11270,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.qualityLevel) !== undefined) seen += u32(m, o + 16, x, S, "qualityLevel");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeQualityLevelInfoKHR (24 bytes) at byte `o` of `m`. */
@@ -10661,7 +11300,9 @@ export function structs() {
     if ((x = v.preferredRateControlLayerCount) !== undefined) {
       seen += u32(m, o + 20, x, S, "preferredRateControlLayerCount");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeQualityLevelPropertiesKHR (24 bytes) at byte `o` of `m`. */
@@ -10689,7 +11330,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "maxQuantizationMapExtent", x, "an object");
       writeNamed("VkExtent2D", m, o + 16, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeQuantizationMapCapabilitiesKHR (24 bytes) at byte `o` of `m`. */
@@ -10717,7 +11360,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "quantizationMapExtent", x, "an object");
       writeNamed("VkExtent2D", m, o + 24, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeQuantizationMapInfoKHR (32 bytes) at byte `o` of `m`. */
@@ -10745,7 +11390,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "quantizationMapTexelSize", x, "an object");
       writeNamed("VkExtent2D", m, o + 16, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeQuantizationMapSessionParametersCreateInfoKHR (24 bytes) at byte `o` of `m`. */
@@ -10801,7 +11448,9 @@ export function structs() {
     }
     if ((x = v.layerCount) !== undefined) seen += u32(m, o + 24, x, S, "layerCount");
     else if (n0 >= 0) u32(m, o + 24, n0, S, "layerCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeRateControlInfoKHR (48 bytes) at byte `o` of `m`. */
@@ -10832,7 +11481,9 @@ export function structs() {
     if ((x = v.maxBitrate) !== undefined) seen += put64(m, o + 24, x, S, "maxBitrate");
     if ((x = v.frameRateNumerator) !== undefined) seen += u32(m, o + 32, x, S, "frameRateNumerator");
     if ((x = v.frameRateDenominator) !== undefined) seen += u32(m, o + 36, x, S, "frameRateDenominator");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeRateControlLayerInfoKHR (40 bytes) at byte `o` of `m`. */
@@ -10858,7 +11509,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.intraRefreshMode) !== undefined) seen += u32(m, o + 16, x, S, "intraRefreshMode");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeSessionIntraRefreshCreateInfoKHR (24 bytes) at byte `o` of `m`. */
@@ -10881,7 +11534,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.hasOverrides) !== undefined) seen += u32(m, o + 16, x, S, "hasOverrides");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeSessionParametersFeedbackInfoKHR (24 bytes) at byte `o` of `m`. */
@@ -10906,7 +11561,9 @@ export function structs() {
     if ((x = v.videoSessionParameters) !== undefined) {
       seen += putPointer(m, o + 16, x, S, "videoSessionParameters");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeSessionParametersGetInfoKHR (24 bytes) at byte `o` of `m`. */
@@ -10931,7 +11588,9 @@ export function structs() {
     if ((x = v.videoUsageHints) !== undefined) seen += u32(m, o + 16, x, S, "videoUsageHints");
     if ((x = v.videoContentHints) !== undefined) seen += u32(m, o + 20, x, S, "videoContentHints");
     if ((x = v.tuningMode) !== undefined) seen += u32(m, o + 24, x, S, "tuningMode");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeUsageInfoKHR (32 bytes) at byte `o` of `m`. */
@@ -10956,7 +11615,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEndCodingInfoKHR (24 bytes) at byte `o` of `m`. */
@@ -10981,7 +11642,9 @@ export function structs() {
     if ((x = v.compatibleSuperblockSizes) !== undefined) {
       seen += u32(m, o + 16, x, S, "compatibleSuperblockSizes");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoFormatAV1QuantizationMapPropertiesKHR (24 bytes) at byte `o` of `m`. */
@@ -11004,7 +11667,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.compatibleCtbSizes) !== undefined) seen += u32(m, o + 16, x, S, "compatibleCtbSizes");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoFormatH265QuantizationMapPropertiesKHR (24 bytes) at byte `o` of `m`. */
@@ -11036,7 +11701,9 @@ export function structs() {
     if ((x = v.imageType) !== undefined) seen += u32(m, o + 40, x, S, "imageType");
     if ((x = v.imageTiling) !== undefined) seen += u32(m, o + 44, x, S, "imageTiling");
     if ((x = v.imageUsageFlags) !== undefined) seen += u32(m, o + 48, x, S, "imageUsageFlags");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoFormatPropertiesKHR (56 bytes) at byte `o` of `m`. */
@@ -11068,7 +11735,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "quantizationMapTexelSize", x, "an object");
       writeNamed("VkExtent2D", m, o + 16, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoFormatQuantizationMapPropertiesKHR (24 bytes) at byte `o` of `m`. */
@@ -11093,7 +11762,9 @@ export function structs() {
     if ((x = v.queryPool) !== undefined) seen += putPointer(m, o + 16, x, S, "queryPool");
     if ((x = v.firstQuery) !== undefined) seen += u32(m, o + 24, x, S, "firstQuery");
     if ((x = v.queryCount) !== undefined) seen += u32(m, o + 28, x, S, "queryCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoInlineQueryInfoKHR (32 bytes) at byte `o` of `m`. */
@@ -11129,7 +11800,9 @@ export function structs() {
     }
     if ((x = v.baseArrayLayer) !== undefined) seen += u32(m, o + 32, x, S, "baseArrayLayer");
     if ((x = v.imageViewBinding) !== undefined) seen += putPointer(m, o + 40, x, S, "imageViewBinding");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoPictureResourceInfoKHR (48 bytes) at byte `o` of `m`. */
@@ -11158,7 +11831,9 @@ export function structs() {
     if ((x = v.chromaSubsampling) !== undefined) seen += u32(m, o + 20, x, S, "chromaSubsampling");
     if ((x = v.lumaBitDepth) !== undefined) seen += u32(m, o + 24, x, S, "lumaBitDepth");
     if ((x = v.chromaBitDepth) !== undefined) seen += u32(m, o + 28, x, S, "chromaBitDepth");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoProfileInfoKHR (32 bytes) at byte `o` of `m`. */
@@ -11211,7 +11886,9 @@ export function structs() {
     }
     if ((x = v.profileCount) !== undefined) seen += u32(m, o + 16, x, S, "profileCount");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "profileCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoProfileListInfoKHR (32 bytes) at byte `o` of `m`. */
@@ -11237,7 +11914,9 @@ export function structs() {
     if ((x = v.dirtyIntraRefreshRegions) !== undefined) {
       seen += u32(m, o + 16, x, S, "dirtyIntraRefreshRegions");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoReferenceIntraRefreshInfoKHR (24 bytes) at byte `o` of `m`. */
@@ -11280,7 +11959,9 @@ export function structs() {
         } else t = 0;
       }
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoReferenceSlotInfoKHR (32 bytes) at byte `o` of `m`. */
@@ -11356,7 +12037,9 @@ export function structs() {
         } else t = 0;
       }
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoSessionCreateInfoKHR (64 bytes) at byte `o` of `m`. */
@@ -11392,7 +12075,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "memoryRequirements", x, "an object");
       writeNamed("VkMemoryRequirements", m, o + 24, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoSessionMemoryRequirementsKHR (48 bytes) at byte `o` of `m`. */
@@ -11420,7 +12105,9 @@ export function structs() {
       seen += putPointer(m, o + 24, x, S, "videoSessionParametersTemplate");
     }
     if ((x = v.videoSession) !== undefined) seen += putPointer(m, o + 32, x, S, "videoSession");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoSessionParametersCreateInfoKHR (40 bytes) at byte `o` of `m`. */
@@ -11445,7 +12132,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.updateSequenceCount) !== undefined) seen += u32(m, o + 16, x, S, "updateSequenceCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoSessionParametersUpdateInfoKHR (24 bytes) at byte `o` of `m`. */
@@ -11476,7 +12165,9 @@ export function structs() {
       seen++;
       array(m, o + 32, x, "u32", 4, S, "surface");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkWaylandSurfaceCreateInfoKHR (40 bytes) at byte `o` of `m`. */
@@ -11556,7 +12247,9 @@ export function structs() {
     else if (n0 >= 0) u32(m, o + 16, n0, S, "acquireCount");
     if ((x = v.releaseCount) !== undefined) seen += u32(m, o + 48, x, S, "releaseCount");
     else if (n1 >= 0) u32(m, o + 48, n1, S, "releaseCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkWin32KeyedMutexAcquireReleaseInfoKHR (72 bytes) at byte `o` of `m`. */
@@ -11587,7 +12280,9 @@ export function structs() {
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
     if ((x = v.hinstance) !== undefined) seen += put64(m, o + 24, x, S, "hinstance");
     if ((x = v.hwnd) !== undefined) seen += put64(m, o + 32, x, S, "hwnd");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkWin32SurfaceCreateInfoKHR (40 bytes) at byte `o` of `m`. */
@@ -11627,7 +12322,9 @@ export function structs() {
     if ((x = v.accelerationStructureCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "accelerationStructureCount");
     } else if (n0 >= 0) u32(m, o + 16, n0, S, "accelerationStructureCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkWriteDescriptorSetAccelerationStructureKHR (32 bytes) at byte `o` of `m`. */
@@ -11656,7 +12353,9 @@ export function structs() {
       array(m, o + 24, x, "u32", 4, S, "connection");
     }
     if ((x = v.window) !== undefined) seen += u32(m, o + 32, x, S, "window");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkXcbSurfaceCreateInfoKHR (40 bytes) at byte `o` of `m`. */
@@ -11686,7 +12385,9 @@ export function structs() {
       array(m, o + 24, x, "u32", 4, S, "dpy");
     }
     if ((x = v.window) !== undefined) seen += put64(m, o + 32, x, S, "window");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkXlibSurfaceCreateInfoKHR (40 bytes) at byte `o` of `m`. */

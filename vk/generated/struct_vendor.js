@@ -20,7 +20,6 @@ import {
   fixedStringAt,
   getPointer,
   i32,
-  keys,
   mismatch,
   pointee,
   put64,
@@ -59,7 +58,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "info", x, "an object");
       writeVkAccelerationStructureInfoNV(m, o + 24, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkAccelerationStructureCreateInfoNV (64 bytes) at byte `o` of `m`. */
@@ -93,7 +94,9 @@ export function structs() {
     if ((x = v.maxPrimitiveIndex) !== undefined) seen += u32(m, o + 40, x, S, "maxPrimitiveIndex");
     if ((x = v.maxGeometryIndex) !== undefined) seen += u32(m, o + 44, x, S, "maxGeometryIndex");
     if ((x = v.format) !== undefined) seen += u32(m, o + 48, x, S, "format");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkAccelerationStructureDenseGeometryFormatTrianglesDataAMDX (56 bytes) at byte `o` of `m`. */
@@ -144,7 +147,9 @@ export function structs() {
     if ((x = v.indexStride) !== undefined) seen += put64(m, o + 80, x, S, "indexStride");
     if ((x = v.indexingMode) !== undefined) seen += u32(m, o + 88, x, S, "indexingMode");
     if ((x = v.endCapsMode) !== undefined) seen += u32(m, o + 92, x, S, "endCapsMode");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkAccelerationStructureGeometryLinearSweptSpheresDataNV (96 bytes) at byte `o` of `m`. */
@@ -181,7 +186,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "vertexData", x, "an object");
       writeNamed("VkDeviceOrHostAddressConstKHR", m, o + 16, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkAccelerationStructureGeometryMotionTrianglesDataNV (24 bytes) at byte `o` of `m`. */
@@ -224,7 +231,9 @@ export function structs() {
       writeNamed("VkDeviceOrHostAddressConstKHR", m, o + 72, x, 0);
     }
     if ((x = v.indexStride) !== undefined) seen += put64(m, o + 80, x, S, "indexStride");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkAccelerationStructureGeometrySpheresDataNV (88 bytes) at byte `o` of `m`. */
@@ -285,7 +294,9 @@ export function structs() {
     }
     if ((x = v.geometryCount) !== undefined) seen += u32(m, o + 28, x, S, "geometryCount");
     else if (n0 >= 0) u32(m, o + 28, n0, S, "geometryCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkAccelerationStructureInfoNV (40 bytes) at byte `o` of `m`. */
@@ -334,7 +345,9 @@ export function structs() {
     if ((x = v.accelerationStructureReference) !== undefined) {
       seen += put64(m, o + 104, x, S, "accelerationStructureReference");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkAccelerationStructureMatrixMotionInstanceNV (112 bytes) at byte `o` of `m`. */
@@ -364,7 +377,9 @@ export function structs() {
     if ((x = v.accelerationStructure) !== undefined) {
       seen += putPointer(m, o + 24, x, S, "accelerationStructure");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkAccelerationStructureMemoryRequirementsInfoNV (32 bytes) at byte `o` of `m`. */
@@ -389,7 +404,9 @@ export function structs() {
     }
     if ((x = v.maxInstances) !== undefined) seen += u32(m, o + 16, x, S, "maxInstances");
     if ((x = v.flags) !== undefined) seen += u32(m, o + 20, x, S, "flags");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkAccelerationStructureMotionInfoNV (24 bytes) at byte `o` of `m`. */
@@ -421,7 +438,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "srtMotionInstance", x, "an object");
       writeVkAccelerationStructureSRTMotionInstanceNV(m, o, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkAccelerationStructureMotionInstanceDataNV (144 bytes) at byte `o` of `m`. */
@@ -444,7 +463,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "data", x, "an object");
       writeVkAccelerationStructureMotionInstanceDataNV(m, o + 8, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkAccelerationStructureMotionInstanceNV (152 bytes) at byte `o` of `m`. */
@@ -489,7 +510,9 @@ export function structs() {
     if ((x = v.accelerationStructureReference) !== undefined) {
       seen += put64(m, o + 136, x, S, "accelerationStructureReference");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkAccelerationStructureSRTMotionInstanceNV (144 bytes) at byte `o` of `m`. */
@@ -592,7 +615,9 @@ export function structs() {
     if ((x = v.micromap) !== undefined) seen += putPointer(m, o + 120, x, S, "micromap");
     if ((x = v.usageCountsCount) !== undefined) seen += u32(m, o + 100, x, S, "usageCountsCount");
     else if (n0 >= 0) u32(m, o + 100, n0, S, "usageCountsCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkAccelerationStructureTrianglesDisplacementMicromapNV (128 bytes) at byte `o` of `m`. */
@@ -631,7 +656,9 @@ export function structs() {
     }
     if ((x = v.firstDrawTimestamp) !== undefined) seen += put64(m, o + 16, x, S, "firstDrawTimestamp");
     if ((x = v.swapBufferTimestamp) !== undefined) seen += put64(m, o + 24, x, S, "swapBufferTimestamp");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkAmigoProfilingSubmitInfoSEC (32 bytes) at byte `o` of `m`. */
@@ -668,7 +695,9 @@ export function structs() {
     if ((x = v.suggestedYcbcrRange) !== undefined) seen += u32(m, o + 60, x, S, "suggestedYcbcrRange");
     if ((x = v.suggestedXChromaOffset) !== undefined) seen += u32(m, o + 64, x, S, "suggestedXChromaOffset");
     if ((x = v.suggestedYChromaOffset) !== undefined) seen += u32(m, o + 68, x, S, "suggestedYChromaOffset");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkAndroidHardwareBufferFormatProperties2ANDROID (72 bytes) at byte `o` of `m`. */
@@ -711,7 +740,9 @@ export function structs() {
     if ((x = v.suggestedYcbcrRange) !== undefined) seen += u32(m, o + 56, x, S, "suggestedYcbcrRange");
     if ((x = v.suggestedXChromaOffset) !== undefined) seen += u32(m, o + 60, x, S, "suggestedXChromaOffset");
     if ((x = v.suggestedYChromaOffset) !== undefined) seen += u32(m, o + 64, x, S, "suggestedYChromaOffset");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkAndroidHardwareBufferFormatPropertiesANDROID (72 bytes) at byte `o` of `m`. */
@@ -741,7 +772,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.colorAttachmentFormat) !== undefined) seen += u32(m, o + 16, x, S, "colorAttachmentFormat");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkAndroidHardwareBufferFormatResolvePropertiesANDROID (24 bytes) at byte `o` of `m`. */
@@ -765,7 +798,9 @@ export function structs() {
     }
     if ((x = v.allocationSize) !== undefined) seen += put64(m, o + 16, x, S, "allocationSize");
     if ((x = v.memoryTypeBits) !== undefined) seen += u32(m, o + 24, x, S, "memoryTypeBits");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkAndroidHardwareBufferPropertiesANDROID (32 bytes) at byte `o` of `m`. */
@@ -791,7 +826,9 @@ export function structs() {
     if ((x = v.androidHardwareBufferUsage) !== undefined) {
       seen += put64(m, o + 16, x, S, "androidHardwareBufferUsage");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkAndroidHardwareBufferUsageANDROID (24 bytes) at byte `o` of `m`. */
@@ -835,7 +872,9 @@ export function structs() {
         } else t = 0;
       }
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkAntiLagDataAMD (32 bytes) at byte `o` of `m`. */
@@ -861,7 +900,9 @@ export function structs() {
     }
     if ((x = v.stage) !== undefined) seen += u32(m, o + 16, x, S, "stage");
     if ((x = v.frameIndex) !== undefined) seen += put64(m, o + 24, x, S, "frameIndex");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkAntiLagPresentationInfoAMD (32 bytes) at byte `o` of `m`. */
@@ -900,7 +941,9 @@ export function structs() {
     }
     if ((x = v.colorAttachmentCount) !== undefined) seen += u32(m, o + 16, x, S, "colorAttachmentCount");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "colorAttachmentCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkAttachmentSampleCountInfoAMD (40 bytes) at byte `o` of `m`. */
@@ -942,7 +985,9 @@ export function structs() {
     }
     if ((x = v.deviceIndexCount) !== undefined) seen += u32(m, o + 40, x, S, "deviceIndexCount");
     else if (n0 >= 0) u32(m, o + 40, n0, S, "deviceIndexCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkBindAccelerationStructureMemoryInfoNV (56 bytes) at byte `o` of `m`. */
@@ -973,7 +1018,9 @@ export function structs() {
     if ((x = v.objectIndex) !== undefined) seen += u32(m, o + 28, x, S, "objectIndex");
     if ((x = v.memory) !== undefined) seen += putPointer(m, o + 32, x, S, "memory");
     if ((x = v.memoryOffset) !== undefined) seen += put64(m, o + 40, x, S, "memoryOffset");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkBindDataGraphPipelineSessionMemoryInfoARM (48 bytes) at byte `o` of `m`. */
@@ -996,7 +1043,9 @@ export function structs() {
     if ((x = v.bufferAddress) !== undefined) seen += put64(m, o, x, S, "bufferAddress");
     if ((x = v.size) !== undefined) seen += u32(m, o + 8, x, S, "size");
     if ((x = v.indexType) !== undefined) seen += u32(m, o + 12, x, S, "indexType");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkBindIndexBufferIndirectCommandNV (16 bytes) at byte `o` of `m`. */
@@ -1013,7 +1062,9 @@ export function structs() {
     const S = "VkBindPipelineIndirectCommandNV";
     let seen = 0, x;
     if ((x = v.pipelineAddress) !== undefined) seen += put64(m, o, x, S, "pipelineAddress");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkBindPipelineIndirectCommandNV (8 bytes) at byte `o` of `m`. */
@@ -1028,7 +1079,9 @@ export function structs() {
     const S = "VkBindShaderGroupIndirectCommandNV";
     let seen = 0, x;
     if ((x = v.groupIndex) !== undefined) seen += u32(m, o, x, S, "groupIndex");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkBindShaderGroupIndirectCommandNV (4 bytes) at byte `o` of `m`. */
@@ -1051,7 +1104,9 @@ export function structs() {
     if ((x = v.tensor) !== undefined) seen += putPointer(m, o + 16, x, S, "tensor");
     if ((x = v.memory) !== undefined) seen += putPointer(m, o + 24, x, S, "memory");
     if ((x = v.memoryOffset) !== undefined) seen += put64(m, o + 32, x, S, "memoryOffset");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkBindTensorMemoryInfoARM (40 bytes) at byte `o` of `m`. */
@@ -1072,7 +1127,9 @@ export function structs() {
     if ((x = v.bufferAddress) !== undefined) seen += put64(m, o, x, S, "bufferAddress");
     if ((x = v.size) !== undefined) seen += u32(m, o + 8, x, S, "size");
     if ((x = v.stride) !== undefined) seen += u32(m, o + 12, x, S, "stride");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkBindVertexBufferIndirectCommandNV (16 bytes) at byte `o` of `m`. */
@@ -1095,7 +1152,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.cubicWeights) !== undefined) seen += u32(m, o + 16, x, S, "cubicWeights");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkBlitImageCubicWeightsInfoQCOM (24 bytes) at byte `o` of `m`. */
@@ -1119,7 +1178,9 @@ export function structs() {
     }
     if ((x = v.collection) !== undefined) seen += putPointer(m, o + 16, x, S, "collection");
     if ((x = v.index) !== undefined) seen += u32(m, o + 24, x, S, "index");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkBufferCollectionBufferCreateInfoFUCHSIA (32 bytes) at byte `o` of `m`. */
@@ -1153,7 +1214,9 @@ export function structs() {
     if ((x = v.minBufferCountForSharedSlack) !== undefined) {
       seen += u32(m, o + 32, x, S, "minBufferCountForSharedSlack");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkBufferCollectionConstraintsInfoFUCHSIA (40 bytes) at byte `o` of `m`. */
@@ -1180,7 +1243,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.collectionToken) !== undefined) seen += u32(m, o + 16, x, S, "collectionToken");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkBufferCollectionCreateInfoFUCHSIA (24 bytes) at byte `o` of `m`. */
@@ -1204,7 +1269,9 @@ export function structs() {
     }
     if ((x = v.collection) !== undefined) seen += putPointer(m, o + 16, x, S, "collection");
     if ((x = v.index) !== undefined) seen += u32(m, o + 24, x, S, "index");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkBufferCollectionImageCreateInfoFUCHSIA (32 bytes) at byte `o` of `m`. */
@@ -1248,7 +1315,9 @@ export function structs() {
     if ((x = v.suggestedYcbcrRange) !== undefined) seen += u32(m, o + 92, x, S, "suggestedYcbcrRange");
     if ((x = v.suggestedXChromaOffset) !== undefined) seen += u32(m, o + 96, x, S, "suggestedXChromaOffset");
     if ((x = v.suggestedYChromaOffset) !== undefined) seen += u32(m, o + 100, x, S, "suggestedYChromaOffset");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkBufferCollectionPropertiesFUCHSIA (104 bytes) at byte `o` of `m`. */
@@ -1291,7 +1360,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "bufferCollectionConstraints", x, "an object");
       writeVkBufferCollectionConstraintsInfoFUCHSIA(m, o + 80, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkBufferConstraintsInfoFUCHSIA (120 bytes) at byte `o` of `m`. */
@@ -1316,7 +1387,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "argData", x, "an object");
       writeVkStridedDeviceAddressNV(m, o + 8, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkBuildPartitionedAccelerationStructureIndirectCommandNV (24 bytes) at byte `o` of `m`. */
@@ -1352,7 +1425,9 @@ export function structs() {
     if ((x = v.scratchData) !== undefined) seen += put64(m, o + 72, x, S, "scratchData");
     if ((x = v.srcInfos) !== undefined) seen += put64(m, o + 80, x, S, "srcInfos");
     if ((x = v.srcInfosCount) !== undefined) seen += put64(m, o + 88, x, S, "srcInfosCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkBuildPartitionedAccelerationStructureInfoNV (96 bytes) at byte `o` of `m`. */
@@ -1384,7 +1459,9 @@ export function structs() {
       seen++;
       array(m, o + 24, x, "bytes", 1, S, "pCheckpointMarker");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkCheckpointData2NV (32 bytes) at byte `o` of `m`. */
@@ -1412,7 +1489,9 @@ export function structs() {
       seen++;
       array(m, o + 24, x, "bytes", 1, S, "pCheckpointMarker");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkCheckpointDataNV (32 bytes) at byte `o` of `m`. */
@@ -1432,7 +1511,9 @@ export function structs() {
     if ((x = v.clusterReferencesCount) !== undefined) seen += u32(m, o, x, S, "clusterReferencesCount");
     if ((x = v.clusterReferencesStride) !== undefined) seen += u32(m, o + 4, x, S, "clusterReferencesStride");
     if ((x = v.clusterReferences) !== undefined) seen += put64(m, o + 8, x, S, "clusterReferences");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkClusterAccelerationStructureBuildClustersBottomLevelInfoNV (16 bytes) at byte `o` of `m`. */
@@ -1494,7 +1575,9 @@ export function structs() {
     if ((x = v.opacityMicromapIndexBuffer) !== undefined) {
       seen += put64(m, o + 56, x, S, "opacityMicromapIndexBuffer");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkClusterAccelerationStructureBuildTriangleClusterInfoNV (64 bytes) at byte `o` of `m`. */
@@ -1576,7 +1659,9 @@ export function structs() {
     if ((x = v.instantiationBoundingBoxLimit) !== undefined) {
       seen += put64(m, o + 64, x, S, "instantiationBoundingBoxLimit");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkClusterAccelerationStructureBuildTriangleClusterTemplateInfoNV (72 bytes) at byte `o` of `m`. */
@@ -1620,7 +1705,9 @@ export function structs() {
     if ((x = v.maxClusterCountPerAccelerationStructure) !== undefined) {
       seen += u32(m, o + 20, x, S, "maxClusterCountPerAccelerationStructure");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkClusterAccelerationStructureClustersBottomLevelInputNV (24 bytes) at byte `o` of `m`. */
@@ -1667,7 +1754,9 @@ export function structs() {
     }
     if ((x = v.srcInfosCount) !== undefined) seen += put64(m, o + 144, x, S, "srcInfosCount");
     if ((x = v.addressResolutionFlags) !== undefined) seen += u32(m, o + 152, x, S, "addressResolutionFlags");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkClusterAccelerationStructureCommandsInfoNV (160 bytes) at byte `o` of `m`. */
@@ -1702,7 +1791,9 @@ export function structs() {
       seen++;
       bits(m, o, 3, 29, x, S, "geometryFlags");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkClusterAccelerationStructureGeometryIndexAndGeometryFlagsNV (4 bytes) at byte `o` of `m`. */
@@ -1719,7 +1810,9 @@ export function structs() {
     const S = "VkClusterAccelerationStructureGetTemplateIndicesInfoNV";
     let seen = 0, x;
     if ((x = v.clusterTemplateAddress) !== undefined) seen += put64(m, o, x, S, "clusterTemplateAddress");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkClusterAccelerationStructureGetTemplateIndicesInfoNV (8 bytes) at byte `o` of `m`. */
@@ -1750,7 +1843,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "opInput", x, "an object");
       writeVkClusterAccelerationStructureOpInputNV(m, o + 32, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkClusterAccelerationStructureInputInfoNV (40 bytes) at byte `o` of `m`. */
@@ -1785,7 +1880,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "vertexBuffer", x, "an object");
       writeVkStridedDeviceAddressNV(m, o + 16, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkClusterAccelerationStructureInstantiateClusterInfoNV (32 bytes) at byte `o` of `m`. */
@@ -1804,7 +1901,9 @@ export function structs() {
     const S = "VkClusterAccelerationStructureMoveObjectsInfoNV";
     let seen = 0, x;
     if ((x = v.srcAccelerationStructure) !== undefined) seen += put64(m, o, x, S, "srcAccelerationStructure");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkClusterAccelerationStructureMoveObjectsInfoNV (8 bytes) at byte `o` of `m`. */
@@ -1827,7 +1926,9 @@ export function structs() {
     if ((x = v.type) !== undefined) seen += u32(m, o + 16, x, S, "type");
     if ((x = v.noMoveOverlap) !== undefined) seen += u32(m, o + 20, x, S, "noMoveOverlap");
     if ((x = v.maxMovedBytes) !== undefined) seen += put64(m, o + 24, x, S, "maxMovedBytes");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkClusterAccelerationStructureMoveObjectsInputNV (32 bytes) at byte `o` of `m`. */
@@ -1920,7 +2021,9 @@ export function structs() {
         } else t = 0;
       }
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkClusterAccelerationStructureOpInputNV (8 bytes) at byte `o` of `m`. */
@@ -1956,7 +2059,9 @@ export function structs() {
     if ((x = v.minPositionTruncateBitCount) !== undefined) {
       seen += u32(m, o + 44, x, S, "minPositionTruncateBitCount");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkClusterAccelerationStructureTriangleClusterInputNV (48 bytes) at byte `o` of `m`. */
@@ -1982,7 +2087,9 @@ export function structs() {
     if ((x = v.pixelX) !== undefined) seen += u32(m, o, x, S, "pixelX");
     if ((x = v.pixelY) !== undefined) seen += u32(m, o + 4, x, S, "pixelY");
     if ((x = v.sample) !== undefined) seen += u32(m, o + 8, x, S, "sample");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkCoarseSampleLocationNV (12 bytes) at byte `o` of `m`. */
@@ -2028,7 +2135,9 @@ export function structs() {
     }
     if ((x = v.sampleLocationCount) !== undefined) seen += u32(m, o + 8, x, S, "sampleLocationCount");
     else if (n0 >= 0) u32(m, o + 8, n0, S, "sampleLocationCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkCoarseSampleOrderCustomNV (24 bytes) at byte `o` of `m`. */
@@ -2057,7 +2166,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "renderArea", x, "an object");
       writeNamed("VkRect2D", m, o + 20, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkCommandBufferInheritanceRenderPassTransformInfoQCOM (40 bytes) at byte `o` of `m`. */
@@ -2102,7 +2213,9 @@ export function structs() {
         } else t = 0;
       }
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkCommandBufferInheritanceViewportScissorInfoNV (32 bytes) at byte `o` of `m`. */
@@ -2128,7 +2241,9 @@ export function structs() {
     }
     if ((x = v.occupancyPriority) !== undefined) seen += f32(m, o + 16, x, S, "occupancyPriority");
     if ((x = v.occupancyThrottling) !== undefined) seen += f32(m, o + 20, x, S, "occupancyThrottling");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkComputeOccupancyPriorityParametersNV (24 bytes) at byte `o` of `m`. */
@@ -2156,7 +2271,9 @@ export function structs() {
     if ((x = v.pipelineDeviceAddressCaptureReplay) !== undefined) {
       seen += put64(m, o + 32, x, S, "pipelineDeviceAddressCaptureReplay");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkComputePipelineIndirectBufferInfoNV (40 bytes) at byte `o` of `m`. */
@@ -2203,7 +2320,9 @@ export function structs() {
     if ((x = v.srcStride) !== undefined) seen += put64(m, o + 72, x, S, "srcStride");
     if ((x = v.dstLayout) !== undefined) seen += u32(m, o + 80, x, S, "dstLayout");
     if ((x = v.dstStride) !== undefined) seen += put64(m, o + 88, x, S, "dstStride");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkConvertCooperativeVectorMatrixInfoNV (96 bytes) at byte `o` of `m`. */
@@ -2246,7 +2365,9 @@ export function structs() {
     if ((x = v.saturatingAccumulation) !== undefined) seen += u32(m, o + 44, x, S, "saturatingAccumulation");
     if ((x = v.scope) !== undefined) seen += u32(m, o + 48, x, S, "scope");
     if ((x = v.workgroupInvocations) !== undefined) seen += u32(m, o + 52, x, S, "workgroupInvocations");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkCooperativeMatrixFlexibleDimensionsPropertiesNV (56 bytes) at byte `o` of `m`. */
@@ -2285,7 +2406,9 @@ export function structs() {
     if ((x = v.CType) !== undefined) seen += u32(m, o + 36, x, S, "CType");
     if ((x = v.DType) !== undefined) seen += u32(m, o + 40, x, S, "DType");
     if ((x = v.scope) !== undefined) seen += u32(m, o + 44, x, S, "scope");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkCooperativeMatrixPropertiesNV (48 bytes) at byte `o` of `m`. */
@@ -2320,7 +2443,9 @@ export function structs() {
     if ((x = v.biasInterpretation) !== undefined) seen += u32(m, o + 28, x, S, "biasInterpretation");
     if ((x = v.resultType) !== undefined) seen += u32(m, o + 32, x, S, "resultType");
     if ((x = v.transpose) !== undefined) seen += u32(m, o + 36, x, S, "transpose");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkCooperativeVectorPropertiesNV (40 bytes) at byte `o` of `m`. */
@@ -2348,7 +2473,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.transform) !== undefined) seen += u32(m, o + 16, x, S, "transform");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkCopyCommandTransformInfoQCOM (24 bytes) at byte `o` of `m`. */
@@ -2400,7 +2527,9 @@ export function structs() {
     }
     if ((x = v.regionCount) !== undefined) seen += u32(m, o + 32, x, S, "regionCount");
     else if (n0 >= 0) u32(m, o + 32, n0, S, "regionCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkCopyTensorInfoARM (48 bytes) at byte `o` of `m`. */
@@ -2430,7 +2559,9 @@ export function structs() {
       seen++;
       str(m, o + 24, x, S, "pName");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkCuFunctionCreateInfoNVX (32 bytes) at byte `o` of `m`. */
@@ -2487,7 +2618,9 @@ export function structs() {
     else if (n0 >= 0) put64(m, o + 56, n0, S, "paramCount");
     if ((x = v.extraCount) !== undefined) seen += put64(m, o + 72, x, S, "extraCount");
     else if (n1 >= 0) put64(m, o + 72, n1, S, "extraCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkCuLaunchInfoNVX (88 bytes) at byte `o` of `m`. */
@@ -2533,7 +2666,9 @@ export function structs() {
     }
     if ((x = v.dataSize) !== undefined) seen += put64(m, o + 16, x, S, "dataSize");
     else if (n0 >= 0) put64(m, o + 16, n0, S, "dataSize");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkCuModuleCreateInfoNVX (32 bytes) at byte `o` of `m`. */
@@ -2557,7 +2692,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.use64bitTexturing) !== undefined) seen += u32(m, o + 16, x, S, "use64bitTexturing");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkCuModuleTexturingModeCreateInfoNVX (24 bytes) at byte `o` of `m`. */
@@ -2584,7 +2721,9 @@ export function structs() {
       seen++;
       str(m, o + 24, x, S, "pName");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkCudaFunctionCreateInfoNV (32 bytes) at byte `o` of `m`. */
@@ -2641,7 +2780,9 @@ export function structs() {
     else if (n0 >= 0) put64(m, o + 56, n0, S, "paramCount");
     if ((x = v.extraCount) !== undefined) seen += put64(m, o + 72, x, S, "extraCount");
     else if (n1 >= 0) put64(m, o + 72, n1, S, "extraCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkCudaLaunchInfoNV (88 bytes) at byte `o` of `m`. */
@@ -2687,7 +2828,9 @@ export function structs() {
     }
     if ((x = v.dataSize) !== undefined) seen += put64(m, o + 16, x, S, "dataSize");
     else if (n0 >= 0) put64(m, o + 16, n0, S, "dataSize");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkCudaModuleCreateInfoNV (32 bytes) at byte `o` of `m`. */
@@ -2711,7 +2854,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.usage) !== undefined) seen += u32(m, o + 16, x, S, "usage");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDataGraphOpticalFlowImageFormatInfoARM (24 bytes) at byte `o` of `m`. */
@@ -2734,7 +2879,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.format) !== undefined) seen += u32(m, o + 16, x, S, "format");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDataGraphOpticalFlowImageFormatPropertiesARM (24 bytes) at byte `o` of `m`. */
@@ -2781,7 +2928,9 @@ export function structs() {
         } else t = 0;
       }
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDataGraphPipelineBuiltinModelCreateInfoQCOM (24 bytes) at byte `o` of `m`. */
@@ -2807,7 +2956,9 @@ export function structs() {
       seen++;
       str(m, o + 16, x, S, "pVendorOptions");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDataGraphPipelineCompilerControlCreateInfoARM (24 bytes) at byte `o` of `m`. */
@@ -2834,7 +2985,9 @@ export function structs() {
       seen++;
       array(m, o + 24, x, "bytes", 1, S, "pConstantData");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDataGraphPipelineConstantARM (32 bytes) at byte `o` of `m`. */
@@ -2860,7 +3013,9 @@ export function structs() {
     if ((x = v.dimension) !== undefined) seen += u32(m, o + 16, x, S, "dimension");
     if ((x = v.zeroCount) !== undefined) seen += u32(m, o + 20, x, S, "zeroCount");
     if ((x = v.groupSize) !== undefined) seen += u32(m, o + 24, x, S, "groupSize");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDataGraphPipelineConstantTensorSemiStructuredSparsityInfoARM (32 bytes) at byte `o` of `m`. */
@@ -2914,7 +3069,9 @@ export function structs() {
     }
     if ((x = v.resourceInfoCount) !== undefined) seen += u32(m, o + 32, x, S, "resourceInfoCount");
     else if (n0 >= 0) u32(m, o + 32, n0, S, "resourceInfoCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDataGraphPipelineCreateInfoARM (48 bytes) at byte `o` of `m`. */
@@ -2940,7 +3097,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.flags) !== undefined) seen += put64(m, o + 16, x, S, "flags");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDataGraphPipelineDispatchInfoARM (24 bytes) at byte `o` of `m`. */
@@ -2975,7 +3134,9 @@ export function structs() {
     }
     if ((x = v.identifierSize) !== undefined) seen += u32(m, o + 16, x, S, "identifierSize");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "identifierSize");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDataGraphPipelineIdentifierCreateInfoARM (32 bytes) at byte `o` of `m`. */
@@ -2999,7 +3160,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.dataGraphPipeline) !== undefined) seen += putPointer(m, o + 16, x, S, "dataGraphPipeline");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDataGraphPipelineInfoARM (24 bytes) at byte `o` of `m`. */
@@ -3022,7 +3185,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.allowNeuralStatistics) !== undefined) seen += u32(m, o + 16, x, S, "allowNeuralStatistics");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDataGraphPipelineNeuralStatisticsCreateInfoARM (24 bytes) at byte `o` of `m`. */
@@ -3053,7 +3218,9 @@ export function structs() {
     if ((x = v.hintGridSize) !== undefined) seen += u32(m, o + 40, x, S, "hintGridSize");
     if ((x = v.performanceLevel) !== undefined) seen += u32(m, o + 44, x, S, "performanceLevel");
     if ((x = v.flags) !== undefined) seen += u32(m, o + 48, x, S, "flags");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDataGraphPipelineOpticalFlowCreateInfoARM (56 bytes) at byte `o` of `m`. */
@@ -3085,7 +3252,9 @@ export function structs() {
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
     if ((x = v.meanFlowL1NormHint) !== undefined) seen += u32(m, o + 20, x, S, "meanFlowL1NormHint");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDataGraphPipelineOpticalFlowDispatchInfoARM (24 bytes) at byte `o` of `m`. */
@@ -3123,7 +3292,9 @@ export function structs() {
     }
     if ((x = v.dataSize) !== undefined) seen += put64(m, o + 24, x, S, "dataSize");
     else if (n0 >= 0) put64(m, o + 24, n0, S, "dataSize");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDataGraphPipelinePropertyQueryResultARM (40 bytes) at byte `o` of `m`. */
@@ -3151,7 +3322,9 @@ export function structs() {
     if ((x = v.descriptorSet) !== undefined) seen += u32(m, o + 16, x, S, "descriptorSet");
     if ((x = v.binding) !== undefined) seen += u32(m, o + 20, x, S, "binding");
     if ((x = v.arrayElement) !== undefined) seen += u32(m, o + 24, x, S, "arrayElement");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDataGraphPipelineResourceInfoARM (32 bytes) at byte `o` of `m`. */
@@ -3176,7 +3349,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.layout) !== undefined) seen += u32(m, o + 16, x, S, "layout");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDataGraphPipelineResourceInfoImageLayoutARM (24 bytes) at byte `o` of `m`. */
@@ -3201,7 +3376,9 @@ export function structs() {
     if ((x = v.bindPoint) !== undefined) seen += u32(m, o + 16, x, S, "bindPoint");
     if ((x = v.bindPointType) !== undefined) seen += u32(m, o + 20, x, S, "bindPointType");
     if ((x = v.numObjects) !== undefined) seen += u32(m, o + 24, x, S, "numObjects");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDataGraphPipelineSessionBindPointRequirementARM (32 bytes) at byte `o` of `m`. */
@@ -3226,7 +3403,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.session) !== undefined) seen += putPointer(m, o + 16, x, S, "session");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDataGraphPipelineSessionBindPointRequirementsInfoARM (24 bytes) at byte `o` of `m`. */
@@ -3250,7 +3429,9 @@ export function structs() {
     }
     if ((x = v.flags) !== undefined) seen += put64(m, o + 16, x, S, "flags");
     if ((x = v.dataGraphPipeline) !== undefined) seen += putPointer(m, o + 24, x, S, "dataGraphPipeline");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDataGraphPipelineSessionCreateInfoARM (32 bytes) at byte `o` of `m`. */
@@ -3276,7 +3457,9 @@ export function structs() {
     if ((x = v.session) !== undefined) seen += putPointer(m, o + 16, x, S, "session");
     if ((x = v.bindPoint) !== undefined) seen += u32(m, o + 24, x, S, "bindPoint");
     if ((x = v.objectIndex) !== undefined) seen += u32(m, o + 28, x, S, "objectIndex");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDataGraphPipelineSessionMemoryRequirementsInfoARM (32 bytes) at byte `o` of `m`. */
@@ -3301,7 +3484,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.mode) !== undefined) seen += u32(m, o + 16, x, S, "mode");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDataGraphPipelineSessionNeuralStatisticsCreateInfoARM (24 bytes) at byte `o` of `m`. */
@@ -3376,7 +3561,9 @@ export function structs() {
     }
     if ((x = v.constantCount) !== undefined) seen += u32(m, o + 40, x, S, "constantCount");
     else if (n0 >= 0) u32(m, o + 40, n0, S, "constantCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDataGraphPipelineShaderModuleCreateInfoARM (56 bytes) at byte `o` of `m`. */
@@ -3405,7 +3592,9 @@ export function structs() {
     if ((x = v.set) !== undefined) seen += u32(m, o + 16, x, S, "set");
     if ((x = v.binding) !== undefined) seen += u32(m, o + 20, x, S, "binding");
     if ((x = v.connection) !== undefined) seen += u32(m, o + 24, x, S, "connection");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDataGraphPipelineSingleNodeConnectionARM (32 bytes) at byte `o` of `m`. */
@@ -3463,7 +3652,9 @@ export function structs() {
     }
     if ((x = v.connectionCount) !== undefined) seen += u32(m, o + 20, x, S, "connectionCount");
     else if (n0 >= 0) u32(m, o + 20, n0, S, "connectionCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDataGraphPipelineSingleNodeCreateInfoARM (32 bytes) at byte `o` of `m`. */
@@ -3520,7 +3711,9 @@ export function structs() {
     }
     if ((x = v.processingEngineCount) !== undefined) seen += u32(m, o + 16, x, S, "processingEngineCount");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "processingEngineCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDataGraphProcessingEngineCreateInfoARM (32 bytes) at byte `o` of `m`. */
@@ -3542,7 +3735,9 @@ export function structs() {
       fixedString(m, o, 128, x, S, "name");
     }
     if ((x = v.qualityFlags) !== undefined) seen += u32(m, o + 128, x, S, "qualityFlags");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDataGraphTOSANameQualityARM (132 bytes) at byte `o` of `m`. */
@@ -3562,7 +3757,9 @@ export function structs() {
     if ((x = v.compressedSize) !== undefined) seen += put64(m, o + 16, x, S, "compressedSize");
     if ((x = v.decompressedSize) !== undefined) seen += put64(m, o + 24, x, S, "decompressedSize");
     if ((x = v.decompressionMethod) !== undefined) seen += put64(m, o + 32, x, S, "decompressionMethod");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDecompressMemoryRegionNV (40 bytes) at byte `o` of `m`. */
@@ -3587,7 +3784,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.dedicatedAllocation) !== undefined) seen += u32(m, o + 16, x, S, "dedicatedAllocation");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDedicatedAllocationBufferCreateInfoNV (24 bytes) at byte `o` of `m`. */
@@ -3610,7 +3809,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.dedicatedAllocation) !== undefined) seen += u32(m, o + 16, x, S, "dedicatedAllocation");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDedicatedAllocationImageCreateInfoNV (24 bytes) at byte `o` of `m`. */
@@ -3634,7 +3835,9 @@ export function structs() {
     }
     if ((x = v.image) !== undefined) seen += putPointer(m, o + 16, x, S, "image");
     if ((x = v.buffer) !== undefined) seen += putPointer(m, o + 24, x, S, "buffer");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDedicatedAllocationMemoryAllocateInfoNV (32 bytes) at byte `o` of `m`. */
@@ -3658,7 +3861,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.tensorView) !== undefined) seen += putPointer(m, o + 16, x, S, "tensorView");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDescriptorGetTensorInfoARM (24 bytes) at byte `o` of `m`. */
@@ -3682,7 +3887,9 @@ export function structs() {
     }
     if ((x = v.descriptorSetLayout) !== undefined) seen += putPointer(m, o + 16, x, S, "descriptorSetLayout");
     if ((x = v.binding) !== undefined) seen += u32(m, o + 24, x, S, "binding");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDescriptorSetBindingReferenceVALVE (32 bytes) at byte `o` of `m`. */
@@ -3707,7 +3914,9 @@ export function structs() {
     }
     if ((x = v.descriptorOffset) !== undefined) seen += put64(m, o + 16, x, S, "descriptorOffset");
     if ((x = v.descriptorSize) !== undefined) seen += u32(m, o + 24, x, S, "descriptorSize");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDescriptorSetLayoutHostMappingInfoVALVE (32 bytes) at byte `o` of `m`. */
@@ -3731,7 +3940,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDeviceDiagnosticsConfigCreateInfoNV (24 bytes) at byte `o` of `m`. */
@@ -3754,7 +3965,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.overallocationBehavior) !== undefined) seen += u32(m, o + 16, x, S, "overallocationBehavior");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDeviceMemoryOverallocationCreateInfoAMD (24 bytes) at byte `o` of `m`. */
@@ -3775,7 +3988,9 @@ export function structs() {
       seen++;
       array(m, o, x, "bytes", 1, S, "hostAddress");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDeviceOrHostAddressConstAMDX (8 bytes) at byte `o` of `m`. */
@@ -3797,7 +4012,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.shaderCoreCount) !== undefined) seen += u32(m, o + 16, x, S, "shaderCoreCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDeviceQueueShaderCoreControlCreateInfoARM (24 bytes) at byte `o` of `m`. */
@@ -3821,7 +4038,9 @@ export function structs() {
     if ((x = v.semaphoreSciSyncPoolRequestCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "semaphoreSciSyncPoolRequestCount");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDeviceSemaphoreSciSyncPoolReservationCreateInfoNV (24 bytes) at byte `o` of `m`. */
@@ -3863,7 +4082,9 @@ export function structs() {
         } else t = 0;
       }
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDeviceTensorMemoryRequirementsARM (24 bytes) at byte `o` of `m`. */
@@ -3889,7 +4110,9 @@ export function structs() {
     if ((x = v.pfnGetInstanceProcAddr) !== undefined) {
       seen += putPointer(m, o + 24, x, S, "pfnGetInstanceProcAddr");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDirectDriverLoadingInfoLUNARG (32 bytes) at byte `o` of `m`. */
@@ -3941,7 +4164,9 @@ export function structs() {
     }
     if ((x = v.driverCount) !== undefined) seen += u32(m, o + 20, x, S, "driverCount");
     else if (n0 >= 0) u32(m, o + 20, n0, S, "driverCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDirectDriverLoadingListLUNARG (32 bytes) at byte `o` of `m`. */
@@ -3966,7 +4191,9 @@ export function structs() {
       writeVkDeviceOrHostAddressConstAMDX(m, o + 8, x, 0);
     }
     if ((x = v.stride) !== undefined) seen += put64(m, o + 16, x, S, "stride");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDispatchGraphCountInfoAMDX (24 bytes) at byte `o` of `m`. */
@@ -3990,7 +4217,9 @@ export function structs() {
       writeVkDeviceOrHostAddressConstAMDX(m, o + 8, x, 0);
     }
     if ((x = v.payloadStride) !== undefined) seen += put64(m, o + 16, x, S, "payloadStride");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDispatchGraphInfoAMDX (24 bytes) at byte `o` of `m`. */
@@ -4018,7 +4247,9 @@ export function structs() {
       seen += u32(m, o + 20, x, S, "maxQueuedWorkGroupBatches");
     }
     if ((x = v.maxWarpsPerShaderCore) !== undefined) seen += u32(m, o + 24, x, S, "maxWarpsPerShaderCore");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDispatchParametersARM (32 bytes) at byte `o` of `m`. */
@@ -4042,7 +4273,9 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDispatchTileInfoQCOM (16 bytes) at byte `o` of `m`. */
@@ -4064,7 +4297,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.hdmi3DSupported) !== undefined) seen += u32(m, o + 16, x, S, "hdmi3DSupported");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDisplayModeStereoPropertiesNV (24 bytes) at byte `o` of `m`. */
@@ -4087,7 +4322,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.localDimmingSupport) !== undefined) seen += u32(m, o + 16, x, S, "localDimmingSupport");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDisplayNativeHdrSurfaceCapabilitiesAMD (24 bytes) at byte `o` of `m`. */
@@ -4110,7 +4347,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.stereoType) !== undefined) seen += u32(m, o + 16, x, S, "stereoType");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDisplaySurfaceStereoCreateInfoNV (24 bytes) at byte `o` of `m`. */
@@ -4128,7 +4367,9 @@ export function structs() {
     let seen = 0, x;
     if ((x = v.taskCount) !== undefined) seen += u32(m, o, x, S, "taskCount");
     if ((x = v.firstTask) !== undefined) seen += u32(m, o + 4, x, S, "firstTask");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkDrawMeshTasksIndirectCommandNV (8 bytes) at byte `o` of `m`. */
@@ -4207,7 +4448,9 @@ export function structs() {
     if ((x = v.basePipelineIndex) !== undefined) seen += i32(m, o + 56, x, S, "basePipelineIndex");
     if ((x = v.stageCount) !== undefined) seen += u32(m, o + 20, x, S, "stageCount");
     else if (n0 >= 0) u32(m, o + 20, n0, S, "stageCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkExecutionGraphPipelineCreateInfoAMDX (64 bytes) at byte `o` of `m`. */
@@ -4238,7 +4481,9 @@ export function structs() {
     if ((x = v.minSize) !== undefined) seen += put64(m, o + 16, x, S, "minSize");
     if ((x = v.maxSize) !== undefined) seen += put64(m, o + 24, x, S, "maxSize");
     if ((x = v.sizeGranularity) !== undefined) seen += put64(m, o + 32, x, S, "sizeGranularity");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkExecutionGraphPipelineScratchSizeAMDX (40 bytes) at byte `o` of `m`. */
@@ -4262,7 +4507,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.pAttributes) !== undefined) seen += put64(m, o + 16, x, S, "pAttributes");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkExportFenceSciSyncInfoNV (24 bytes) at byte `o` of `m`. */
@@ -4285,7 +4532,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.handleTypes) !== undefined) seen += u32(m, o + 16, x, S, "handleTypes");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkExportMemoryAllocateInfoNV (24 bytes) at byte `o` of `m`. */
@@ -4307,7 +4556,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.pAttributes) !== undefined) seen += put64(m, o + 16, x, S, "pAttributes");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkExportMemorySciBufInfoNV (24 bytes) at byte `o` of `m`. */
@@ -4334,7 +4585,9 @@ export function structs() {
       array(m, o + 16, x, "u32", 4, S, "pAttributes");
     }
     if ((x = v.dwAccess) !== undefined) seen += u32(m, o + 24, x, S, "dwAccess");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkExportMemoryWin32HandleInfoNV (32 bytes) at byte `o` of `m`. */
@@ -4357,7 +4610,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.pAttributes) !== undefined) seen += put64(m, o + 16, x, S, "pAttributes");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkExportSemaphoreSciSyncInfoNV (24 bytes) at byte `o` of `m`. */
@@ -4380,7 +4635,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.preferredQueue) !== undefined) seen += putPointer(m, o + 16, x, S, "preferredQueue");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkExternalComputeQueueCreateInfoNV (24 bytes) at byte `o` of `m`. */
@@ -4403,7 +4660,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.deviceIndex) !== undefined) seen += u32(m, o + 16, x, S, "deviceIndex");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkExternalComputeQueueDataParamsNV (24 bytes) at byte `o` of `m`. */
@@ -4426,7 +4685,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.reservedExternalQueues) !== undefined) seen += u32(m, o + 16, x, S, "reservedExternalQueues");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkExternalComputeQueueDeviceCreateInfoNV (24 bytes) at byte `o` of `m`. */
@@ -4449,7 +4710,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.externalFormat) !== undefined) seen += put64(m, o + 16, x, S, "externalFormat");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkExternalFormatANDROID (24 bytes) at byte `o` of `m`. */
@@ -4472,7 +4735,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.externalFormat) !== undefined) seen += put64(m, o + 16, x, S, "externalFormat");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkExternalFormatOHOS (24 bytes) at byte `o` of `m`. */
@@ -4495,7 +4760,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.externalFormat) !== undefined) seen += put64(m, o + 16, x, S, "externalFormat");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkExternalFormatQNX (24 bytes) at byte `o` of `m`. */
@@ -4521,7 +4788,9 @@ export function structs() {
       seen += u32(m, o + 36, x, S, "exportFromImportedHandleTypes");
     }
     if ((x = v.compatibleHandleTypes) !== undefined) seen += u32(m, o + 40, x, S, "compatibleHandleTypes");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkExternalImageFormatPropertiesNV (48 bytes) at byte `o` of `m`. */
@@ -4545,7 +4814,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.handleTypes) !== undefined) seen += u32(m, o + 16, x, S, "handleTypes");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkExternalMemoryImageCreateInfoNV (24 bytes) at byte `o` of `m`. */
@@ -4568,7 +4839,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.handleTypes) !== undefined) seen += u32(m, o + 16, x, S, "handleTypes");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkExternalMemoryTensorCreateInfoARM (24 bytes) at byte `o` of `m`. */
@@ -4595,7 +4868,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "externalMemoryProperties", x, "an object");
       writeNamed("VkExternalMemoryProperties", m, o + 16, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkExternalTensorPropertiesARM (32 bytes) at byte `o` of `m`. */
@@ -4618,7 +4893,9 @@ export function structs() {
     }
     if ((x = v.fence) !== undefined) seen += putPointer(m, o + 16, x, S, "fence");
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 24, x, S, "handleType");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkFenceGetSciSyncInfoNV (32 bytes) at byte `o` of `m`. */
@@ -4654,7 +4931,9 @@ export function structs() {
     }
     if ((x = v.tensorCount) !== undefined) seen += u32(m, o + 16, x, S, "tensorCount");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "tensorCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkFrameBoundaryTensorsARM (32 bytes) at byte `o` of `m`. */
@@ -4681,7 +4960,9 @@ export function structs() {
     if ((x = v.rasterizationSamples) !== undefined) seen += u32(m, o + 20, x, S, "rasterizationSamples");
     if ((x = v.depthStencilSamples) !== undefined) seen += u32(m, o + 24, x, S, "depthStencilSamples");
     if ((x = v.colorSamples) !== undefined) seen += u32(m, o + 28, x, S, "colorSamples");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkFramebufferMixedSamplesCombinationNV (32 bytes) at byte `o` of `m`. */
@@ -4751,7 +5032,9 @@ export function structs() {
     if ((x = v.sequencesIndexOffset) !== undefined) seen += put64(m, o + 112, x, S, "sequencesIndexOffset");
     if ((x = v.streamCount) !== undefined) seen += u32(m, o + 40, x, S, "streamCount");
     else if (n0 >= 0) u32(m, o + 40, n0, S, "streamCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkGeneratedCommandsInfoNV (120 bytes) at byte `o` of `m`. */
@@ -4791,7 +5074,9 @@ export function structs() {
       seen += putPointer(m, o + 32, x, S, "indirectCommandsLayout");
     }
     if ((x = v.maxSequencesCount) !== undefined) seen += u32(m, o + 40, x, S, "maxSequencesCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkGeneratedCommandsMemoryRequirementsInfoNV (48 bytes) at byte `o` of `m`. */
@@ -4820,7 +5105,9 @@ export function structs() {
     if ((x = v.numAABBs) !== undefined) seen += u32(m, o + 24, x, S, "numAABBs");
     if ((x = v.stride) !== undefined) seen += u32(m, o + 28, x, S, "stride");
     if ((x = v.offset) !== undefined) seen += put64(m, o + 32, x, S, "offset");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkGeometryAABBNV (40 bytes) at byte `o` of `m`. */
@@ -4849,7 +5136,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "aabbs", x, "an object");
       writeVkGeometryAABBNV(m, o + 96, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkGeometryDataNV (136 bytes) at byte `o` of `m`. */
@@ -4877,7 +5166,9 @@ export function structs() {
       writeVkGeometryDataNV(m, o + 24, x, 0);
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 160, x, S, "flags");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkGeometryNV (168 bytes) at byte `o` of `m`. */
@@ -4912,7 +5203,9 @@ export function structs() {
     if ((x = v.indexType) !== undefined) seen += u32(m, o + 76, x, S, "indexType");
     if ((x = v.transformData) !== undefined) seen += putPointer(m, o + 80, x, S, "transformData");
     if ((x = v.transformOffset) !== undefined) seen += put64(m, o + 88, x, S, "transformOffset");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkGeometryTrianglesNV (96 bytes) at byte `o` of `m`. */
@@ -4972,7 +5265,9 @@ export function structs() {
     }
     if ((x = v.timingCount) !== undefined) seen += u32(m, o + 16, x, S, "timingCount");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "timingCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkGetLatencyMarkerInfoNV (32 bytes) at byte `o` of `m`. */
@@ -4998,7 +5293,9 @@ export function structs() {
     if ((x = v.clockMode) !== undefined) seen += u32(m, o + 16, x, S, "clockMode");
     if ((x = v.memoryClockRatioToPeak) !== undefined) seen += f32(m, o + 20, x, S, "memoryClockRatioToPeak");
     if ((x = v.engineClockRatioToPeak) !== undefined) seen += f32(m, o + 24, x, S, "engineClockRatioToPeak");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkGpaDeviceClockModeInfoAMD (32 bytes) at byte `o` of `m`. */
@@ -5026,7 +5323,9 @@ export function structs() {
     if ((x = v.engineClockRatioToPeak) !== undefined) seen += f32(m, o + 20, x, S, "engineClockRatioToPeak");
     if ((x = v.memoryClockFrequency) !== undefined) seen += u32(m, o + 24, x, S, "memoryClockFrequency");
     if ((x = v.engineClockFrequency) !== undefined) seen += u32(m, o + 28, x, S, "engineClockFrequency");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkGpaDeviceGetClockInfoAMD (32 bytes) at byte `o` of `m`. */
@@ -5054,7 +5353,9 @@ export function structs() {
       seen += u32(m, o + 20, x, S, "maxGlobalSharedCounters");
     }
     if ((x = v.maxStreamingCounters) !== undefined) seen += u32(m, o + 24, x, S, "maxStreamingCounters");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkGpaPerfBlockPropertiesAMD (28 bytes) at byte `o` of `m`. */
@@ -5077,7 +5378,9 @@ export function structs() {
     if ((x = v.blockType) !== undefined) seen += u32(m, o, x, S, "blockType");
     if ((x = v.blockInstance) !== undefined) seen += u32(m, o + 4, x, S, "blockInstance");
     if ((x = v.eventID) !== undefined) seen += u32(m, o + 8, x, S, "eventID");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkGpaPerfCounterAMD (12 bytes) at byte `o` of `m`. */
@@ -5151,7 +5454,9 @@ export function structs() {
     if ((x = v.timingPostSample) !== undefined) seen += u32(m, o + 84, x, S, "timingPostSample");
     if ((x = v.perfCounterCount) !== undefined) seen += u32(m, o + 36, x, S, "perfCounterCount");
     else if (n0 >= 0) u32(m, o + 36, n0, S, "perfCounterCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkGpaSampleBeginInfoAMD (88 bytes) at byte `o` of `m`. */
@@ -5187,7 +5492,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.secondaryCopySource) !== undefined) seen += putPointer(m, o + 16, x, S, "secondaryCopySource");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkGpaSessionCreateInfoAMD (24 bytes) at byte `o` of `m`. */
@@ -5250,7 +5557,9 @@ export function structs() {
     else if (n0 >= 0) u32(m, o + 16, n0, S, "groupCount");
     if ((x = v.pipelineCount) !== undefined) seen += u32(m, o + 32, x, S, "pipelineCount");
     else if (n1 >= 0) u32(m, o + 32, n1, S, "pipelineCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkGraphicsPipelineShaderGroupsCreateInfoNV (48 bytes) at byte `o` of `m`. */
@@ -5355,7 +5664,9 @@ export function structs() {
     }
     if ((x = v.stageCount) !== undefined) seen += u32(m, o + 16, x, S, "stageCount");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "stageCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkGraphicsShaderGroupCreateInfoNV (48 bytes) at byte `o` of `m`. */
@@ -5393,7 +5704,9 @@ export function structs() {
     }
     if ((x = v.dynamicMetadataSize) !== undefined) seen += put64(m, o + 16, x, S, "dynamicMetadataSize");
     else if (n0 >= 0) put64(m, o + 16, n0, S, "dynamicMetadataSize");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkHdrVividDynamicMetadataHUAWEI (32 bytes) at byte `o` of `m`. */
@@ -5421,7 +5734,9 @@ export function structs() {
       seen++;
       array(m, o + 24, x, "bytes", 1, S, "pView");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkIOSSurfaceCreateInfoMVK (32 bytes) at byte `o` of `m`. */
@@ -5447,7 +5762,9 @@ export function structs() {
     if ((x = v.maximumRequestedAlignment) !== undefined) {
       seen += u32(m, o + 16, x, S, "maximumRequestedAlignment");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImageAlignmentControlCreateInfoMESA (24 bytes) at byte `o` of `m`. */
@@ -5508,7 +5825,9 @@ export function structs() {
     if ((x = v.flags) !== undefined) seen += u32(m, o + 72, x, S, "flags");
     if ((x = v.formatConstraintsCount) !== undefined) seen += u32(m, o + 16, x, S, "formatConstraintsCount");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "formatConstraintsCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImageConstraintsInfoFUCHSIA (80 bytes) at byte `o` of `m`. */
@@ -5569,7 +5888,9 @@ export function structs() {
     }
     if ((x = v.colorSpaceCount) !== undefined) seen += u32(m, o + 120, x, S, "colorSpaceCount");
     else if (n0 >= 0) u32(m, o + 120, n0, S, "colorSpaceCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImageFormatConstraintsInfoFUCHSIA (136 bytes) at byte `o` of `m`. */
@@ -5598,7 +5919,9 @@ export function structs() {
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
     if ((x = v.imagePipeHandle) !== undefined) seen += u32(m, o + 20, x, S, "imagePipeHandle");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImagePipeSurfaceCreateInfoFUCHSIA (24 bytes) at byte `o` of `m`. */
@@ -5623,7 +5946,9 @@ export function structs() {
     }
     if ((x = v.deviceAddress) !== undefined) seen += put64(m, o + 16, x, S, "deviceAddress");
     if ((x = v.size) !== undefined) seen += put64(m, o + 24, x, S, "size");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImageViewAddressPropertiesNVX (32 bytes) at byte `o` of `m`. */
@@ -5649,7 +5974,9 @@ export function structs() {
     if ((x = v.imageView) !== undefined) seen += putPointer(m, o + 16, x, S, "imageView");
     if ((x = v.descriptorType) !== undefined) seen += u32(m, o + 24, x, S, "descriptorType");
     if ((x = v.sampler) !== undefined) seen += putPointer(m, o + 32, x, S, "sampler");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImageViewHandleInfoNVX (40 bytes) at byte `o` of `m`. */
@@ -5684,7 +6011,9 @@ export function structs() {
       writeNamed("VkExtent2D", m, o + 24, x, 0);
     }
     if ((x = v.numPhases) !== undefined) seen += u32(m, o + 32, x, S, "numPhases");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImageViewSampleWeightCreateInfoQCOM (40 bytes) at byte `o` of `m`. */
@@ -5712,7 +6041,9 @@ export function structs() {
       seen++;
       array(m, o + 16, x, "u32", 4, S, "buffer");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImportAndroidHardwareBufferInfoANDROID (24 bytes) at byte `o` of `m`. */
@@ -5739,7 +6070,9 @@ export function structs() {
       seen++;
       array(m, o + 32, x, "bytes", 1, S, "handle");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImportFenceSciSyncInfoNV (40 bytes) at byte `o` of `m`. */
@@ -5765,7 +6098,9 @@ export function structs() {
     }
     if ((x = v.collection) !== undefined) seen += putPointer(m, o + 16, x, S, "collection");
     if ((x = v.index) !== undefined) seen += u32(m, o + 24, x, S, "index");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImportMemoryBufferCollectionFUCHSIA (32 bytes) at byte `o` of `m`. */
@@ -5789,7 +6124,9 @@ export function structs() {
     }
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 16, x, S, "handleType");
     if ((x = v.handle) !== undefined) seen += put64(m, o + 24, x, S, "handle");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImportMemorySciBufInfoNV (32 bytes) at byte `o` of `m`. */
@@ -5814,7 +6151,9 @@ export function structs() {
     }
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 16, x, S, "handleType");
     if ((x = v.handle) !== undefined) seen += put64(m, o + 24, x, S, "handle");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImportMemoryWin32HandleInfoNV (32 bytes) at byte `o` of `m`. */
@@ -5839,7 +6178,9 @@ export function structs() {
     }
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 16, x, S, "handleType");
     if ((x = v.handle) !== undefined) seen += u32(m, o + 20, x, S, "handle");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImportMemoryZirconHandleInfoFUCHSIA (24 bytes) at byte `o` of `m`. */
@@ -5866,7 +6207,9 @@ export function structs() {
       seen++;
       array(m, o + 16, x, "u32", 4, S, "buffer");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImportNativeBufferInfoOHOS (24 bytes) at byte `o` of `m`. */
@@ -5892,7 +6235,9 @@ export function structs() {
       seen++;
       array(m, o + 16, x, "u32", 4, S, "buffer");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImportScreenBufferInfoQNX (24 bytes) at byte `o` of `m`. */
@@ -5919,7 +6264,9 @@ export function structs() {
       seen++;
       array(m, o + 32, x, "bytes", 1, S, "handle");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImportSemaphoreSciSyncInfoNV (40 bytes) at byte `o` of `m`. */
@@ -5947,7 +6294,9 @@ export function structs() {
     if ((x = v.flags) !== undefined) seen += u32(m, o + 24, x, S, "flags");
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 28, x, S, "handleType");
     if ((x = v.zirconHandle) !== undefined) seen += u32(m, o + 32, x, S, "zirconHandle");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkImportSemaphoreZirconHandleInfoFUCHSIA (40 bytes) at byte `o` of `m`. */
@@ -6015,7 +6364,9 @@ export function structs() {
     else if (n0 >= 0) u32(m, o + 24, n0, S, "tokenCount");
     if ((x = v.streamCount) !== undefined) seen += u32(m, o + 40, x, S, "streamCount");
     else if (n1 >= 0) u32(m, o + 40, n1, S, "streamCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkIndirectCommandsLayoutCreateInfoNV (56 bytes) at byte `o` of `m`. */
@@ -6044,7 +6395,9 @@ export function structs() {
     }
     if ((x = v.pushDataOffset) !== undefined) seen += u32(m, o + 16, x, S, "pushDataOffset");
     if ((x = v.pushDataSize) !== undefined) seen += u32(m, o + 20, x, S, "pushDataSize");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkIndirectCommandsLayoutPushDataTokenNV (24 bytes) at byte `o` of `m`. */
@@ -6104,7 +6457,9 @@ export function structs() {
     }
     if ((x = v.indexTypeCount) !== undefined) seen += u32(m, o + 64, x, S, "indexTypeCount");
     else if (n0 >= 0) u32(m, o + 64, n0, S, "indexTypeCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkIndirectCommandsLayoutTokenNV (88 bytes) at byte `o` of `m`. */
@@ -6134,7 +6489,9 @@ export function structs() {
     let seen = 0, x;
     if ((x = v.buffer) !== undefined) seen += putPointer(m, o, x, S, "buffer");
     if ((x = v.offset) !== undefined) seen += put64(m, o + 8, x, S, "offset");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkIndirectCommandsStreamNV (16 bytes) at byte `o` of `m`. */
@@ -6159,7 +6516,9 @@ export function structs() {
       seen++;
       array(m, o + 16, x, "bytes", 1, S, "pUserData");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkInitializePerformanceApiInfoINTEL (24 bytes) at byte `o` of `m`. */
@@ -6183,7 +6542,9 @@ export function structs() {
     }
     if ((x = v.signalSemaphore) !== undefined) seen += putPointer(m, o + 16, x, S, "signalSemaphore");
     if ((x = v.value) !== undefined) seen += put64(m, o + 24, x, S, "value");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkLatencySleepInfoNV (32 bytes) at byte `o` of `m`. */
@@ -6209,7 +6570,9 @@ export function structs() {
     if ((x = v.lowLatencyMode) !== undefined) seen += u32(m, o + 16, x, S, "lowLatencyMode");
     if ((x = v.lowLatencyBoost) !== undefined) seen += u32(m, o + 20, x, S, "lowLatencyBoost");
     if ((x = v.minimumIntervalUs) !== undefined) seen += u32(m, o + 24, x, S, "minimumIntervalUs");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkLatencySleepModeInfoNV (32 bytes) at byte `o` of `m`. */
@@ -6234,7 +6597,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.presentID) !== undefined) seen += put64(m, o + 16, x, S, "presentID");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkLatencySubmissionPresentIdNV (24 bytes) at byte `o` of `m`. */
@@ -6269,7 +6634,9 @@ export function structs() {
     }
     if ((x = v.presentModeCount) !== undefined) seen += u32(m, o + 16, x, S, "presentModeCount");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "presentModeCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkLatencySurfaceCapabilitiesNV (32 bytes) at byte `o` of `m`. */
@@ -6312,7 +6679,9 @@ export function structs() {
     }
     if ((x = v.gpuRenderStartTimeUs) !== undefined) seen += put64(m, o + 112, x, S, "gpuRenderStartTimeUs");
     if ((x = v.gpuRenderEndTimeUs) !== undefined) seen += put64(m, o + 120, x, S, "gpuRenderEndTimeUs");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkLatencyTimingsFrameReportNV (128 bytes) at byte `o` of `m`. */
@@ -6352,7 +6721,9 @@ export function structs() {
       seen++;
       array(m, o + 24, x, "bytes", 1, S, "pView");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkMacOSSurfaceCreateInfoMVK (32 bytes) at byte `o` of `m`. */
@@ -6376,7 +6747,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.tensor) !== undefined) seen += putPointer(m, o + 16, x, S, "tensor");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkMemoryDedicatedAllocateInfoTensorARM (24 bytes) at byte `o` of `m`. */
@@ -6399,7 +6772,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.memory) !== undefined) seen += putPointer(m, o + 16, x, S, "memory");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkMemoryGetAndroidHardwareBufferInfoANDROID (24 bytes) at byte `o` of `m`. */
@@ -6422,7 +6797,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.memory) !== undefined) seen += putPointer(m, o + 16, x, S, "memory");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkMemoryGetNativeBufferInfoOHOS (24 bytes) at byte `o` of `m`. */
@@ -6446,7 +6823,9 @@ export function structs() {
     }
     if ((x = v.memory) !== undefined) seen += putPointer(m, o + 16, x, S, "memory");
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 24, x, S, "handleType");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkMemoryGetRemoteAddressInfoNV (32 bytes) at byte `o` of `m`. */
@@ -6470,7 +6849,9 @@ export function structs() {
     }
     if ((x = v.memory) !== undefined) seen += putPointer(m, o + 16, x, S, "memory");
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 24, x, S, "handleType");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkMemoryGetSciBufInfoNV (32 bytes) at byte `o` of `m`. */
@@ -6495,7 +6876,9 @@ export function structs() {
     }
     if ((x = v.memory) !== undefined) seen += putPointer(m, o + 16, x, S, "memory");
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 24, x, S, "handleType");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkMemoryGetZirconHandleInfoFUCHSIA (32 bytes) at byte `o` of `m`. */
@@ -6526,7 +6909,9 @@ export function structs() {
     }
     if ((x = v.dstFlags) !== undefined) seen += u32(m, o + 40, x, S, "dstFlags");
     if ((x = v.marker) !== undefined) seen += u32(m, o + 44, x, S, "marker");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkMemoryMarkerInfoAMD (48 bytes) at byte `o` of `m`. */
@@ -6551,7 +6936,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.memoryTypeBits) !== undefined) seen += u32(m, o + 16, x, S, "memoryTypeBits");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkMemorySciBufPropertiesNV (24 bytes) at byte `o` of `m`. */
@@ -6574,7 +6961,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.memoryTypeBits) !== undefined) seen += u32(m, o + 16, x, S, "memoryTypeBits");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkMemoryZirconHandlePropertiesFUCHSIA (24 bytes) at byte `o` of `m`. */
@@ -6600,7 +6989,9 @@ export function structs() {
     if ((x = v.perViewAttributesPositionXOnly) !== undefined) {
       seen += u32(m, o + 20, x, S, "perViewAttributesPositionXOnly");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkMultiviewPerViewAttributesInfoNVX (24 bytes) at byte `o` of `m`. */
@@ -6651,7 +7042,9 @@ export function structs() {
     }
     if ((x = v.perViewRenderAreaCount) !== undefined) seen += u32(m, o + 16, x, S, "perViewRenderAreaCount");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "perViewRenderAreaCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkMultiviewPerViewRenderAreasRenderPassBeginInfoQCOM (32 bytes) at byte `o` of `m`. */
@@ -6685,7 +7078,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "usage2", x, "an object");
       writeVkNativeBufferUsage2ANDROID(m, o + 40, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkNativeBufferANDROID (56 bytes) at byte `o` of `m`. */
@@ -6725,7 +7120,9 @@ export function structs() {
     if ((x = v.suggestedYcbcrRange) !== undefined) seen += u32(m, o + 56, x, S, "suggestedYcbcrRange");
     if ((x = v.suggestedXChromaOffset) !== undefined) seen += u32(m, o + 60, x, S, "suggestedXChromaOffset");
     if ((x = v.suggestedYChromaOffset) !== undefined) seen += u32(m, o + 64, x, S, "suggestedYChromaOffset");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkNativeBufferFormatPropertiesOHOS (72 bytes) at byte `o` of `m`. */
@@ -6757,7 +7154,9 @@ export function structs() {
       seen++;
       array(m, o + 16, x, "u32", 4, S, "handle");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkNativeBufferOHOS (24 bytes) at byte `o` of `m`. */
@@ -6781,7 +7180,9 @@ export function structs() {
     }
     if ((x = v.allocationSize) !== undefined) seen += put64(m, o + 16, x, S, "allocationSize");
     if ((x = v.memoryTypeBits) !== undefined) seen += u32(m, o + 24, x, S, "memoryTypeBits");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkNativeBufferPropertiesOHOS (32 bytes) at byte `o` of `m`. */
@@ -6800,7 +7201,9 @@ export function structs() {
     let seen = 0, x;
     if ((x = v.consumer) !== undefined) seen += put64(m, o, x, S, "consumer");
     if ((x = v.producer) !== undefined) seen += put64(m, o + 8, x, S, "producer");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkNativeBufferUsage2ANDROID (16 bytes) at byte `o` of `m`. */
@@ -6822,7 +7225,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.OHOSNativeBufferUsage) !== undefined) seen += put64(m, o + 16, x, S, "OHOSNativeBufferUsage");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkNativeBufferUsageOHOS (24 bytes) at byte `o` of `m`. */
@@ -6873,7 +7278,9 @@ export function structs() {
     }
     if ((x = v.regionCount) !== undefined) seen += u32(m, o + 20, x, S, "regionCount");
     else if (n0 >= 0) u32(m, o + 20, n0, S, "regionCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkOpticalFlowExecuteInfoNV (32 bytes) at byte `o` of `m`. */
@@ -6898,7 +7305,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.usage) !== undefined) seen += u32(m, o + 16, x, S, "usage");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkOpticalFlowImageFormatInfoNV (24 bytes) at byte `o` of `m`. */
@@ -6921,7 +7330,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.format) !== undefined) seen += u32(m, o + 16, x, S, "format");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkOpticalFlowImageFormatPropertiesNV (24 bytes) at byte `o` of `m`. */
@@ -6952,7 +7363,9 @@ export function structs() {
     if ((x = v.hintGridSize) !== undefined) seen += u32(m, o + 40, x, S, "hintGridSize");
     if ((x = v.performanceLevel) !== undefined) seen += u32(m, o + 44, x, S, "performanceLevel");
     if ((x = v.flags) !== undefined) seen += u32(m, o + 48, x, S, "flags");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkOpticalFlowSessionCreateInfoNV (56 bytes) at byte `o` of `m`. */
@@ -6988,7 +7401,9 @@ export function structs() {
       seen++;
       array(m, o + 24, x, "bytes", 1, S, "pPrivateData");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkOpticalFlowSessionCreatePrivateDataInfoNV (32 bytes) at byte `o` of `m`. */
@@ -7013,7 +7428,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.queueType) !== undefined) seen += u32(m, o + 16, x, S, "queueType");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkOutOfBandQueueTypeInfoNV (24 bytes) at byte `o` of `m`. */
@@ -7038,7 +7455,9 @@ export function structs() {
     if ((x = v.enablePartitionTranslation) !== undefined) {
       seen += u32(m, o + 16, x, S, "enablePartitionTranslation");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPartitionedAccelerationStructureFlagsNV (24 bytes) at byte `o` of `m`. */
@@ -7069,7 +7488,9 @@ export function structs() {
     if ((x = v.maxInstanceInGlobalPartitionCount) !== undefined) {
       seen += u32(m, o + 32, x, S, "maxInstanceInGlobalPartitionCount");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPartitionedAccelerationStructureInstancesInputNV (40 bytes) at byte `o` of `m`. */
@@ -7094,7 +7515,9 @@ export function structs() {
       seen += u32(m, o + 4, x, S, "instanceContributionToHitGroupIndex");
     }
     if ((x = v.accelerationStructure) !== undefined) seen += put64(m, o + 8, x, S, "accelerationStructure");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPartitionedAccelerationStructureUpdateInstanceDataNV (16 bytes) at byte `o` of `m`. */
@@ -7128,7 +7551,9 @@ export function structs() {
     if ((x = v.instanceIndex) !== undefined) seen += u32(m, o + 88, x, S, "instanceIndex");
     if ((x = v.partitionIndex) !== undefined) seen += u32(m, o + 92, x, S, "partitionIndex");
     if ((x = v.accelerationStructure) !== undefined) seen += put64(m, o + 96, x, S, "accelerationStructure");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPartitionedAccelerationStructureWriteInstanceDataNV (104 bytes) at byte `o` of `m`. */
@@ -7155,7 +7580,9 @@ export function structs() {
       seen++;
       fixedArray(m, o + 4, "f32", 4, 3, x, S, "partitionTranslation");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPartitionedAccelerationStructureWritePartitionTranslationDataNV (16 bytes) at byte `o` of `m`. */
@@ -7175,7 +7602,9 @@ export function structs() {
     if ((x = v.actualPresentTime) !== undefined) seen += put64(m, o + 16, x, S, "actualPresentTime");
     if ((x = v.earliestPresentTime) !== undefined) seen += put64(m, o + 24, x, S, "earliestPresentTime");
     if ((x = v.presentMargin) !== undefined) seen += put64(m, o + 32, x, S, "presentMargin");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPastPresentationTimingGOOGLE (40 bytes) at byte `o` of `m`. */
@@ -7199,7 +7628,9 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPerTileBeginInfoQCOM (16 bytes) at byte `o` of `m`. */
@@ -7220,7 +7651,9 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPerTileEndInfoQCOM (16 bytes) at byte `o` of `m`. */
@@ -7243,7 +7676,9 @@ export function structs() {
     }
     if ((x = v.type) !== undefined) seen += u32(m, o + 16, x, S, "type");
     if ((x = v.scale) !== undefined) seen += u32(m, o + 20, x, S, "scale");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPerfHintInfoQCOM (24 bytes) at byte `o` of `m`. */
@@ -7267,7 +7702,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.type) !== undefined) seen += u32(m, o + 16, x, S, "type");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPerformanceConfigurationAcquireInfoINTEL (24 bytes) at byte `o` of `m`. */
@@ -7290,7 +7727,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.counterID) !== undefined) seen += u32(m, o + 16, x, S, "counterID");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPerformanceCounterARM (24 bytes) at byte `o` of `m`. */
@@ -7317,7 +7756,9 @@ export function structs() {
       seen++;
       fixedString(m, o + 20, 256, x, S, "name");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPerformanceCounterDescriptionARM (280 bytes) at byte `o` of `m`. */
@@ -7341,7 +7782,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.marker) !== undefined) seen += put64(m, o + 16, x, S, "marker");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPerformanceMarkerInfoINTEL (24 bytes) at byte `o` of `m`. */
@@ -7366,7 +7809,9 @@ export function structs() {
     if ((x = v.type) !== undefined) seen += u32(m, o + 16, x, S, "type");
     if ((x = v.enable) !== undefined) seen += u32(m, o + 20, x, S, "enable");
     if ((x = v.parameter) !== undefined) seen += put64(m, o + 24, x, S, "parameter");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPerformanceOverrideInfoINTEL (32 bytes) at byte `o` of `m`. */
@@ -7391,7 +7836,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.marker) !== undefined) seen += u32(m, o + 16, x, S, "marker");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPerformanceStreamMarkerInfoINTEL (24 bytes) at byte `o` of `m`. */
@@ -7415,7 +7862,9 @@ export function structs() {
       seen++;
       str(m, o, x, S, "valueString");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPerformanceValueDataINTEL (8 bytes) at byte `o` of `m`. */
@@ -7439,7 +7888,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "data", x, "an object");
       writeVkPerformanceValueDataINTEL(m, o + 8, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPerformanceValueINTEL (16 bytes) at byte `o` of `m`. */
@@ -7461,7 +7912,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.amigoProfiling) !== undefined) seen += u32(m, o + 16, x, S, "amigoProfiling");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceAmigoProfilingFeaturesSEC (24 bytes) at byte `o` of `m`. */
@@ -7484,7 +7937,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.antiLag) !== undefined) seen += u32(m, o + 16, x, S, "antiLag");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceAntiLagFeaturesAMD (24 bytes) at byte `o` of `m`. */
@@ -7509,7 +7964,9 @@ export function structs() {
     if ((x = v.clusterAccelerationStructure) !== undefined) {
       seen += u32(m, o + 16, x, S, "clusterAccelerationStructure");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceClusterAccelerationStructureFeaturesNV (24 bytes) at byte `o` of `m`. */
@@ -7549,7 +8006,9 @@ export function structs() {
     if ((x = v.maxClusterGeometryIndex) !== undefined) {
       seen += u32(m, o + 44, x, S, "maxClusterGeometryIndex");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceClusterAccelerationStructurePropertiesNV (48 bytes) at byte `o` of `m`. */
@@ -7582,7 +8041,9 @@ export function structs() {
     if ((x = v.multiviewClusterCullingShader) !== undefined) {
       seen += u32(m, o + 20, x, S, "multiviewClusterCullingShader");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceClusterCullingShaderFeaturesHUAWEI (24 bytes) at byte `o` of `m`. */
@@ -7617,7 +8078,9 @@ export function structs() {
     if ((x = v.indirectBufferOffsetAlignment) !== undefined) {
       seen += put64(m, o + 48, x, S, "indirectBufferOffsetAlignment");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceClusterCullingShaderPropertiesHUAWEI (56 bytes) at byte `o` of `m`. */
@@ -7643,7 +8106,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.clusterShadingRate) !== undefined) seen += u32(m, o + 16, x, S, "clusterShadingRate");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceClusterCullingShaderVrsFeaturesHUAWEI (24 bytes) at byte `o` of `m`. */
@@ -7666,7 +8131,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.deviceCoherentMemory) !== undefined) seen += u32(m, o + 16, x, S, "deviceCoherentMemory");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceCoherentMemoryFeaturesAMD (24 bytes) at byte `o` of `m`. */
@@ -7691,7 +8158,9 @@ export function structs() {
     if ((x = v.commandBufferInheritance) !== undefined) {
       seen += u32(m, o + 16, x, S, "commandBufferInheritance");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceCommandBufferInheritanceFeaturesNV (24 bytes) at byte `o` of `m`. */
@@ -7716,7 +8185,9 @@ export function structs() {
     if ((x = v.computeOccupancyPriority) !== undefined) {
       seen += u32(m, o + 16, x, S, "computeOccupancyPriority");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceComputeOccupancyPriorityFeaturesNV (24 bytes) at byte `o` of `m`. */
@@ -7759,7 +8230,9 @@ export function structs() {
     if ((x = v.cooperativeMatrixBlockLoads) !== undefined) {
       seen += u32(m, o + 40, x, S, "cooperativeMatrixBlockLoads");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceCooperativeMatrix2FeaturesNV (48 bytes) at byte `o` of `m`. */
@@ -7796,7 +8269,9 @@ export function structs() {
     if ((x = v.cooperativeMatrixWorkgroupScopeReservedSharedMemory) !== undefined) {
       seen += u32(m, o + 24, x, S, "cooperativeMatrixWorkgroupScopeReservedSharedMemory");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceCooperativeMatrix2PropertiesNV (32 bytes) at byte `o` of `m`. */
@@ -7823,7 +8298,9 @@ export function structs() {
     if ((x = v.cooperativeMatrixConversion) !== undefined) {
       seen += u32(m, o + 16, x, S, "cooperativeMatrixConversion");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceCooperativeMatrixConversionFeaturesQCOM (24 bytes) at byte `o` of `m`. */
@@ -7848,7 +8325,9 @@ export function structs() {
     if ((x = v.cooperativeMatrixDecodeVector) !== undefined) {
       seen += u32(m, o + 16, x, S, "cooperativeMatrixDecodeVector");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceCooperativeMatrixDecodeVectorFeaturesNV (24 bytes) at byte `o` of `m`. */
@@ -7874,7 +8353,9 @@ export function structs() {
     if ((x = v.cooperativeMatrixRobustBufferAccess) !== undefined) {
       seen += u32(m, o + 20, x, S, "cooperativeMatrixRobustBufferAccess");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceCooperativeMatrixFeaturesNV (24 bytes) at byte `o` of `m`. */
@@ -7900,7 +8381,9 @@ export function structs() {
     if ((x = v.cooperativeMatrixSupportedStages) !== undefined) {
       seen += u32(m, o + 16, x, S, "cooperativeMatrixSupportedStages");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceCooperativeMatrixPropertiesNV (24 bytes) at byte `o` of `m`. */
@@ -7926,7 +8409,9 @@ export function structs() {
     if ((x = v.cooperativeVectorTraining) !== undefined) {
       seen += u32(m, o + 20, x, S, "cooperativeVectorTraining");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceCooperativeVectorFeaturesNV (24 bytes) at byte `o` of `m`. */
@@ -7961,7 +8446,9 @@ export function structs() {
     if ((x = v.maxCooperativeVectorComponents) !== undefined) {
       seen += u32(m, o + 28, x, S, "maxCooperativeVectorComponents");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceCooperativeVectorPropertiesNV (32 bytes) at byte `o` of `m`. */
@@ -7987,7 +8474,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.indirectCopy) !== undefined) seen += u32(m, o + 16, x, S, "indirectCopy");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceCopyMemoryIndirectFeaturesNV (24 bytes) at byte `o` of `m`. */
@@ -8010,7 +8499,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.cornerSampledImage) !== undefined) seen += u32(m, o + 16, x, S, "cornerSampledImage");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceCornerSampledImageFeaturesNV (24 bytes) at byte `o` of `m`. */
@@ -8033,7 +8524,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.coverageReductionMode) !== undefined) seen += u32(m, o + 16, x, S, "coverageReductionMode");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceCoverageReductionModeFeaturesNV (24 bytes) at byte `o` of `m`. */
@@ -8056,7 +8549,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.cubicRangeClamp) !== undefined) seen += u32(m, o + 16, x, S, "cubicRangeClamp");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceCubicClampFeaturesQCOM (24 bytes) at byte `o` of `m`. */
@@ -8079,7 +8574,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.selectableCubicWeights) !== undefined) seen += u32(m, o + 16, x, S, "selectableCubicWeights");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceCubicWeightsFeaturesQCOM (24 bytes) at byte `o` of `m`. */
@@ -8104,7 +8601,9 @@ export function structs() {
     if ((x = v.cudaKernelLaunchFeatures) !== undefined) {
       seen += u32(m, o + 16, x, S, "cudaKernelLaunchFeatures");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceCudaKernelLaunchFeaturesNV (24 bytes) at byte `o` of `m`. */
@@ -8128,7 +8627,9 @@ export function structs() {
     }
     if ((x = v.computeCapabilityMinor) !== undefined) seen += u32(m, o + 16, x, S, "computeCapabilityMinor");
     if ((x = v.computeCapabilityMajor) !== undefined) seen += u32(m, o + 20, x, S, "computeCapabilityMajor");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceCudaKernelLaunchPropertiesNV (24 bytes) at byte `o` of `m`. */
@@ -8162,7 +8663,9 @@ export function structs() {
       seen += u32(m, o + 28, x, S, "dataGraphDescriptorBuffer");
     }
     if ((x = v.dataGraphShaderModule) !== undefined) seen += u32(m, o + 32, x, S, "dataGraphShaderModule");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceDataGraphFeaturesARM (40 bytes) at byte `o` of `m`. */
@@ -8189,7 +8692,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.dataGraphModel) !== undefined) seen += u32(m, o + 16, x, S, "dataGraphModel");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceDataGraphModelFeaturesQCOM (24 bytes) at byte `o` of `m`. */
@@ -8214,7 +8719,9 @@ export function structs() {
     if ((x = v.dataGraphNeuralAcceleratorStatistics) !== undefined) {
       seen += u32(m, o + 16, x, S, "dataGraphNeuralAcceleratorStatistics");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceDataGraphNeuralAcceleratorStatisticsFeaturesARM (24 bytes) at byte `o` of `m`. */
@@ -8236,7 +8743,9 @@ export function structs() {
       fixedString(m, o + 4, 128, x, S, "name");
     }
     if ((x = v.version) !== undefined) seen += u32(m, o + 132, x, S, "version");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceDataGraphOperationSupportARM (136 bytes) at byte `o` of `m`. */
@@ -8259,7 +8768,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.dataGraphOpticalFlow) !== undefined) seen += u32(m, o + 16, x, S, "dataGraphOpticalFlow");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceDataGraphOpticalFlowFeaturesARM (24 bytes) at byte `o` of `m`. */
@@ -8277,7 +8788,9 @@ export function structs() {
     let seen = 0, x;
     if ((x = v.type) !== undefined) seen += u32(m, o, x, S, "type");
     if ((x = v.isForeign) !== undefined) seen += u32(m, o + 4, x, S, "isForeign");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceDataGraphProcessingEngineARM (8 bytes) at byte `o` of `m`. */
@@ -8301,7 +8814,9 @@ export function structs() {
     if ((x = v.dedicatedAllocationImageAliasing) !== undefined) {
       seen += u32(m, o + 16, x, S, "dedicatedAllocationImageAliasing");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceDedicatedAllocationImageAliasingFeaturesNV (24 bytes) at byte `o` of `m`. */
@@ -8324,7 +8839,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.denseGeometryFormat) !== undefined) seen += u32(m, o + 16, x, S, "denseGeometryFormat");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceDenseGeometryFormatFeaturesAMDX (24 bytes) at byte `o` of `m`. */
@@ -8349,7 +8866,9 @@ export function structs() {
     if ((x = v.descriptorBufferTensorDescriptors) !== undefined) {
       seen += u32(m, o + 16, x, S, "descriptorBufferTensorDescriptors");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceDescriptorBufferTensorFeaturesARM (24 bytes) at byte `o` of `m`. */
@@ -8378,7 +8897,9 @@ export function structs() {
       seen += put64(m, o + 24, x, S, "tensorViewCaptureReplayDescriptorDataSize");
     }
     if ((x = v.tensorDescriptorSize) !== undefined) seen += put64(m, o + 32, x, S, "tensorDescriptorSize");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceDescriptorBufferTensorPropertiesARM (40 bytes) at byte `o` of `m`. */
@@ -8409,7 +8930,9 @@ export function structs() {
     if ((x = v.tensorCaptureReplayOpaqueDataSize) !== undefined) {
       seen += put64(m, o + 32, x, S, "tensorCaptureReplayOpaqueDataSize");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceDescriptorHeapTensorPropertiesARM (40 bytes) at byte `o` of `m`. */
@@ -8436,7 +8959,9 @@ export function structs() {
     if ((x = v.descriptorPoolOverallocation) !== undefined) {
       seen += u32(m, o + 16, x, S, "descriptorPoolOverallocation");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceDescriptorPoolOverallocationFeaturesNV (24 bytes) at byte `o` of `m`. */
@@ -8461,7 +8986,9 @@ export function structs() {
     if ((x = v.descriptorSetHostMapping) !== undefined) {
       seen += u32(m, o + 16, x, S, "descriptorSetHostMapping");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceDescriptorSetHostMappingFeaturesVALVE (24 bytes) at byte `o` of `m`. */
@@ -8490,7 +9017,9 @@ export function structs() {
     if ((x = v.deviceGeneratedComputeCaptureReplay) !== undefined) {
       seen += u32(m, o + 24, x, S, "deviceGeneratedComputeCaptureReplay");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceDeviceGeneratedCommandsComputeFeaturesNV (32 bytes) at byte `o` of `m`. */
@@ -8517,7 +9046,9 @@ export function structs() {
     if ((x = v.deviceGeneratedCommands) !== undefined) {
       seen += u32(m, o + 16, x, S, "deviceGeneratedCommands");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceDeviceGeneratedCommandsFeaturesNV (24 bytes) at byte `o` of `m`. */
@@ -8566,7 +9097,9 @@ export function structs() {
     if ((x = v.minIndirectCommandsBufferOffsetAlignment) !== undefined) {
       seen += u32(m, o + 48, x, S, "minIndirectCommandsBufferOffsetAlignment");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceDeviceGeneratedCommandsPropertiesNV (56 bytes) at byte `o` of `m`. */
@@ -8597,7 +9130,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.diagnosticsConfig) !== undefined) seen += u32(m, o + 16, x, S, "diagnosticsConfig");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceDiagnosticsConfigFeaturesNV (24 bytes) at byte `o` of `m`. */
@@ -8620,7 +9155,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.displacementMicromap) !== undefined) seen += u32(m, o + 16, x, S, "displacementMicromap");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceDisplacementMicromapFeaturesNV (24 bytes) at byte `o` of `m`. */
@@ -8645,7 +9182,9 @@ export function structs() {
     if ((x = v.maxDisplacementMicromapSubdivisionLevel) !== undefined) {
       seen += u32(m, o + 16, x, S, "maxDisplacementMicromapSubdivisionLevel");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceDisplacementMicromapPropertiesNV (24 bytes) at byte `o` of `m`. */
@@ -8668,7 +9207,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.elapsedTimerQuery) !== undefined) seen += u32(m, o + 16, x, S, "elapsedTimerQuery");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceElapsedTimerQueryFeaturesQCOM (24 bytes) at byte `o` of `m`. */
@@ -8691,7 +9232,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.exclusiveScissor) !== undefined) seen += u32(m, o + 16, x, S, "exclusiveScissor");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceExclusiveScissorFeaturesNV (24 bytes) at byte `o` of `m`. */
@@ -8716,7 +9259,9 @@ export function structs() {
     if ((x = v.extendedSparseAddressSpace) !== undefined) {
       seen += u32(m, o + 16, x, S, "extendedSparseAddressSpace");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceExtendedSparseAddressSpaceFeaturesNV (24 bytes) at byte `o` of `m`. */
@@ -8747,7 +9292,9 @@ export function structs() {
     if ((x = v.extendedSparseBufferUsageFlags) !== undefined) {
       seen += u32(m, o + 28, x, S, "extendedSparseBufferUsageFlags");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceExtendedSparseAddressSpacePropertiesNV (32 bytes) at byte `o` of `m`. */
@@ -8773,7 +9320,9 @@ export function structs() {
     }
     if ((x = v.externalDataSize) !== undefined) seen += u32(m, o + 16, x, S, "externalDataSize");
     if ((x = v.maxExternalQueues) !== undefined) seen += u32(m, o + 20, x, S, "maxExternalQueues");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceExternalComputeQueuePropertiesNV (24 bytes) at byte `o` of `m`. */
@@ -8797,7 +9346,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.externalFormatResolve) !== undefined) seen += u32(m, o + 16, x, S, "externalFormatResolve");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceExternalFormatResolveFeaturesANDROID (24 bytes) at byte `o` of `m`. */
@@ -8828,7 +9379,9 @@ export function structs() {
     if ((x = v.externalFormatResolveChromaOffsetY) !== undefined) {
       seen += u32(m, o + 24, x, S, "externalFormatResolveChromaOffsetY");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceExternalFormatResolvePropertiesANDROID (32 bytes) at byte `o` of `m`. */
@@ -8853,7 +9406,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.externalMemoryRDMA) !== undefined) seen += u32(m, o + 16, x, S, "externalMemoryRDMA");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceExternalMemoryRDMAFeaturesNV (24 bytes) at byte `o` of `m`. */
@@ -8876,7 +9431,9 @@ export function structs() {
     }
     if ((x = v.sciBufImport) !== undefined) seen += u32(m, o + 16, x, S, "sciBufImport");
     if ((x = v.sciBufExport) !== undefined) seen += u32(m, o + 20, x, S, "sciBufExport");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceExternalMemorySciBufFeaturesNV (24 bytes) at byte `o` of `m`. */
@@ -8900,7 +9457,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.screenBufferImport) !== undefined) seen += u32(m, o + 16, x, S, "screenBufferImport");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceExternalMemoryScreenBufferFeaturesQNX (24 bytes) at byte `o` of `m`. */
@@ -8925,7 +9484,9 @@ export function structs() {
     if ((x = v.sciSyncSemaphore2) !== undefined) seen += u32(m, o + 20, x, S, "sciSyncSemaphore2");
     if ((x = v.sciSyncImport) !== undefined) seen += u32(m, o + 24, x, S, "sciSyncImport");
     if ((x = v.sciSyncExport) !== undefined) seen += u32(m, o + 28, x, S, "sciSyncExport");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceExternalSciSync2FeaturesNV (32 bytes) at byte `o` of `m`. */
@@ -8953,7 +9514,9 @@ export function structs() {
     if ((x = v.sciSyncSemaphore) !== undefined) seen += u32(m, o + 20, x, S, "sciSyncSemaphore");
     if ((x = v.sciSyncImport) !== undefined) seen += u32(m, o + 24, x, S, "sciSyncImport");
     if ((x = v.sciSyncExport) !== undefined) seen += u32(m, o + 28, x, S, "sciSyncExport");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceExternalSciSyncFeaturesNV (32 bytes) at byte `o` of `m`. */
@@ -9000,7 +9563,9 @@ export function structs() {
       }
     }
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 32, x, S, "handleType");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceExternalTensorInfoARM (40 bytes) at byte `o` of `m`. */
@@ -9025,7 +9590,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.formatPack) !== undefined) seen += u32(m, o + 16, x, S, "formatPack");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceFormatPackFeaturesARM (24 bytes) at byte `o` of `m`. */
@@ -9050,7 +9617,9 @@ export function structs() {
     if ((x = v.fragmentDensityMapLayered) !== undefined) {
       seen += u32(m, o + 16, x, S, "fragmentDensityMapLayered");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceFragmentDensityMapLayeredFeaturesVALVE (24 bytes) at byte `o` of `m`. */
@@ -9075,7 +9644,9 @@ export function structs() {
     if ((x = v.maxFragmentDensityMapLayers) !== undefined) {
       seen += u32(m, o + 16, x, S, "maxFragmentDensityMapLayers");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceFragmentDensityMapLayeredPropertiesVALVE (24 bytes) at byte `o` of `m`. */
@@ -9106,7 +9677,9 @@ export function structs() {
     if ((x = v.noInvocationFragmentShadingRates) !== undefined) {
       seen += u32(m, o + 24, x, S, "noInvocationFragmentShadingRates");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceFragmentShadingRateEnumsFeaturesNV (32 bytes) at byte `o` of `m`. */
@@ -9133,7 +9706,9 @@ export function structs() {
     if ((x = v.maxFragmentShadingRateInvocationCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "maxFragmentShadingRateInvocationCount");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceFragmentShadingRateEnumsPropertiesNV (24 bytes) at byte `o` of `m`. */
@@ -9159,7 +9734,9 @@ export function structs() {
     if ((x = v.streamingPerfCounters) !== undefined) seen += u32(m, o + 20, x, S, "streamingPerfCounters");
     if ((x = v.sqThreadTracing) !== undefined) seen += u32(m, o + 24, x, S, "sqThreadTracing");
     if ((x = v.clockModes) !== undefined) seen += u32(m, o + 28, x, S, "clockModes");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceGpaFeaturesAMD (32 bytes) at byte `o` of `m`. */
@@ -9185,7 +9762,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.revisionId) !== undefined) seen += u32(m, o + 16, x, S, "revisionId");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceGpaProperties2AMD (24 bytes) at byte `o` of `m`. */
@@ -9238,7 +9817,9 @@ export function structs() {
     }
     if ((x = v.perfBlockCount) !== undefined) seen += u32(m, o + 36, x, S, "perfBlockCount");
     else if (n0 >= 0) u32(m, o + 36, n0, S, "perfBlockCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceGpaPropertiesAMD (48 bytes) at byte `o` of `m`. */
@@ -9265,7 +9846,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.hdrVivid) !== undefined) seen += u32(m, o + 16, x, S, "hdrVivid");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceHdrVividFeaturesHUAWEI (24 bytes) at byte `o` of `m`. */
@@ -9288,7 +9871,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.imageAlignmentControl) !== undefined) seen += u32(m, o + 16, x, S, "imageAlignmentControl");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceImageAlignmentControlFeaturesMESA (24 bytes) at byte `o` of `m`. */
@@ -9313,7 +9898,9 @@ export function structs() {
     if ((x = v.supportedImageAlignmentMask) !== undefined) {
       seen += u32(m, o + 16, x, S, "supportedImageAlignmentMask");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceImageAlignmentControlPropertiesMESA (24 bytes) at byte `o` of `m`. */
@@ -9336,7 +9923,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.textureBlockMatch2) !== undefined) seen += u32(m, o + 16, x, S, "textureBlockMatch2");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceImageProcessing2FeaturesQCOM (24 bytes) at byte `o` of `m`. */
@@ -9363,7 +9952,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "maxBlockMatchWindow", x, "an object");
       writeNamed("VkExtent2D", m, o + 16, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceImageProcessing2PropertiesQCOM (24 bytes) at byte `o` of `m`. */
@@ -9392,7 +9983,9 @@ export function structs() {
     if ((x = v.blockMatchExtendedClampToEdge) !== undefined) {
       seen += u32(m, o + 24, x, S, "blockMatchExtendedClampToEdge");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceImageProcessing3FeaturesQCOM (32 bytes) at byte `o` of `m`. */
@@ -9419,7 +10012,9 @@ export function structs() {
     if ((x = v.textureSampleWeighted) !== undefined) seen += u32(m, o + 16, x, S, "textureSampleWeighted");
     if ((x = v.textureBoxFilter) !== undefined) seen += u32(m, o + 20, x, S, "textureBoxFilter");
     if ((x = v.textureBlockMatch) !== undefined) seen += u32(m, o + 24, x, S, "textureBlockMatch");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceImageProcessingFeaturesQCOM (32 bytes) at byte `o` of `m`. */
@@ -9459,7 +10054,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "maxBoxFilterBlockSize", x, "an object");
       writeNamed("VkExtent2D", m, o + 36, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceImageProcessingPropertiesQCOM (48 bytes) at byte `o` of `m`. */
@@ -9487,7 +10084,9 @@ export function structs() {
     if ((x = v.inheritedViewportScissor2D) !== undefined) {
       seen += u32(m, o + 16, x, S, "inheritedViewportScissor2D");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceInheritedViewportScissorFeaturesNV (24 bytes) at byte `o` of `m`. */
@@ -9510,7 +10109,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.invocationMask) !== undefined) seen += u32(m, o + 16, x, S, "invocationMask");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceInvocationMaskFeaturesHUAWEI (24 bytes) at byte `o` of `m`. */
@@ -9533,7 +10134,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.underlyingAPI) !== undefined) seen += u32(m, o + 16, x, S, "underlyingAPI");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceLayeredDriverPropertiesMSFT (24 bytes) at byte `o` of `m`. */
@@ -9556,7 +10159,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.linearColorAttachment) !== undefined) seen += u32(m, o + 16, x, S, "linearColorAttachment");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceLinearColorAttachmentFeaturesNV (24 bytes) at byte `o` of `m`. */
@@ -9580,7 +10185,9 @@ export function structs() {
     }
     if ((x = v.taskShader) !== undefined) seen += u32(m, o + 16, x, S, "taskShader");
     if ((x = v.meshShader) !== undefined) seen += u32(m, o + 20, x, S, "meshShader");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceMeshShaderFeaturesNV (24 bytes) at byte `o` of `m`. */
@@ -9634,7 +10241,9 @@ export function structs() {
     if ((x = v.meshOutputPerPrimitiveGranularity) !== undefined) {
       seen += u32(m, o + 80, x, S, "meshOutputPerPrimitiveGranularity");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceMeshShaderPropertiesNV (88 bytes) at byte `o` of `m`. */
@@ -9671,7 +10280,9 @@ export function structs() {
     if ((x = v.perViewPositionAllComponents) !== undefined) {
       seen += u32(m, o + 16, x, S, "perViewPositionAllComponents");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceMultiviewPerViewAttributesPropertiesNVX (24 bytes) at byte `o` of `m`. */
@@ -9696,7 +10307,9 @@ export function structs() {
     if ((x = v.multiviewPerViewRenderAreas) !== undefined) {
       seen += u32(m, o + 16, x, S, "multiviewPerViewRenderAreas");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceMultiviewPerViewRenderAreasFeaturesQCOM (24 bytes) at byte `o` of `m`. */
@@ -9721,7 +10334,9 @@ export function structs() {
     if ((x = v.multiviewPerViewViewports) !== undefined) {
       seen += u32(m, o + 16, x, S, "multiviewPerViewViewports");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceMultiviewPerViewViewportsFeaturesQCOM (24 bytes) at byte `o` of `m`. */
@@ -9744,7 +10359,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.opticalFlow) !== undefined) seen += u32(m, o + 16, x, S, "opticalFlow");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceOpticalFlowFeaturesNV (24 bytes) at byte `o` of `m`. */
@@ -9783,7 +10400,9 @@ export function structs() {
     if ((x = v.maxNumRegionsOfInterest) !== undefined) {
       seen += u32(m, o + 56, x, S, "maxNumRegionsOfInterest");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceOpticalFlowPropertiesNV (64 bytes) at byte `o` of `m`. */
@@ -9818,7 +10437,9 @@ export function structs() {
     if ((x = v.partitionedAccelerationStructure) !== undefined) {
       seen += u32(m, o + 16, x, S, "partitionedAccelerationStructure");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDevicePartitionedAccelerationStructureFeaturesNV (24 bytes) at byte `o` of `m`. */
@@ -9841,7 +10462,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.maxPartitionCount) !== undefined) seen += u32(m, o + 16, x, S, "maxPartitionCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDevicePartitionedAccelerationStructurePropertiesNV (24 bytes) at byte `o` of `m`. */
@@ -9865,7 +10488,9 @@ export function structs() {
     }
     if ((x = v.perStageDescriptorSet) !== undefined) seen += u32(m, o + 16, x, S, "perStageDescriptorSet");
     if ((x = v.dynamicPipelineLayout) !== undefined) seen += u32(m, o + 20, x, S, "dynamicPipelineLayout");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDevicePerStageDescriptorSetFeaturesNV (24 bytes) at byte `o` of `m`. */
@@ -9891,7 +10516,9 @@ export function structs() {
     if ((x = v.performanceCountersByRegion) !== undefined) {
       seen += u32(m, o + 16, x, S, "performanceCountersByRegion");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDevicePerformanceCountersByRegionFeaturesARM (24 bytes) at byte `o` of `m`. */
@@ -9924,7 +10551,9 @@ export function structs() {
     if ((x = v.rowStrideAlignment) !== undefined) seen += u32(m, o + 28, x, S, "rowStrideAlignment");
     if ((x = v.regionAlignment) !== undefined) seen += u32(m, o + 32, x, S, "regionAlignment");
     if ((x = v.identityTransformOrder) !== undefined) seen += u32(m, o + 36, x, S, "identityTransformOrder");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDevicePerformanceCountersByRegionPropertiesARM (40 bytes) at byte `o` of `m`. */
@@ -9953,7 +10582,9 @@ export function structs() {
     if ((x = v.pipelineCacheIncrementalMode) !== undefined) {
       seen += u32(m, o + 16, x, S, "pipelineCacheIncrementalMode");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDevicePipelineCacheIncrementalModeFeaturesSEC (24 bytes) at byte `o` of `m`. */
@@ -9978,7 +10609,9 @@ export function structs() {
     if ((x = v.pipelineOpacityMicromap) !== undefined) {
       seen += u32(m, o + 16, x, S, "pipelineOpacityMicromap");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDevicePipelineOpacityMicromapFeaturesARM (24 bytes) at byte `o` of `m`. */
@@ -10001,7 +10634,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.presentBarrier) !== undefined) seen += u32(m, o + 16, x, S, "presentBarrier");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDevicePresentBarrierFeaturesNV (24 bytes) at byte `o` of `m`. */
@@ -10024,7 +10659,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.presentMetering) !== undefined) seen += u32(m, o + 16, x, S, "presentMetering");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDevicePresentMeteringFeaturesNV (24 bytes) at byte `o` of `m`. */
@@ -10046,7 +10683,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.sharedImage) !== undefined) seen += u32(m, o + 16, x, S, "sharedImage");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDevicePresentationPropertiesANDROID (24 bytes) at byte `o` of `m`. */
@@ -10068,7 +10707,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.sharedImage) !== undefined) seen += u32(m, o + 16, x, S, "sharedImage");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDevicePresentationPropertiesOHOS (24 bytes) at byte `o` of `m`. */
@@ -10091,7 +10732,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.pushConstantBank) !== undefined) seen += u32(m, o + 16, x, S, "pushConstantBank");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDevicePushConstantBankFeaturesNV (24 bytes) at byte `o` of `m`. */
@@ -10125,7 +10768,9 @@ export function structs() {
     if ((x = v.maxComputePushDataBanks) !== undefined) {
       seen += u32(m, o + 28, x, S, "maxComputePushDataBanks");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDevicePushConstantBankPropertiesNV (32 bytes) at byte `o` of `m`. */
@@ -10152,7 +10797,9 @@ export function structs() {
     }
     if ((x = v.queueFamilyIndex) !== undefined) seen += u32(m, o + 16, x, S, "queueFamilyIndex");
     if ((x = v.engineType) !== undefined) seen += u32(m, o + 20, x, S, "engineType");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceQueueFamilyDataGraphProcessingEngineInfoARM (24 bytes) at byte `o` of `m`. */
@@ -10176,7 +10823,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.queuePerfHint) !== undefined) seen += u32(m, o + 16, x, S, "queuePerfHint");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceQueuePerfHintFeaturesQCOM (24 bytes) at byte `o` of `m`. */
@@ -10199,7 +10848,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.supportedQueues) !== undefined) seen += u32(m, o + 16, x, S, "supportedQueues");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceQueuePerfHintPropertiesQCOM (24 bytes) at byte `o` of `m`. */
@@ -10222,7 +10873,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.shaderRawAccessChains) !== undefined) seen += u32(m, o + 16, x, S, "shaderRawAccessChains");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceRawAccessChainsFeaturesNV (24 bytes) at byte `o` of `m`. */
@@ -10247,7 +10900,9 @@ export function structs() {
     if ((x = v.rayTracingInvocationReorder) !== undefined) {
       seen += u32(m, o + 16, x, S, "rayTracingInvocationReorder");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceRayTracingInvocationReorderFeaturesNV (24 bytes) at byte `o` of `m`. */
@@ -10272,7 +10927,9 @@ export function structs() {
     if ((x = v.rayTracingInvocationReorderReorderingHint) !== undefined) {
       seen += u32(m, o + 16, x, S, "rayTracingInvocationReorderReorderingHint");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceRayTracingInvocationReorderPropertiesNV (24 bytes) at byte `o` of `m`. */
@@ -10296,7 +10953,9 @@ export function structs() {
     }
     if ((x = v.spheres) !== undefined) seen += u32(m, o + 16, x, S, "spheres");
     if ((x = v.linearSweptSpheres) !== undefined) seen += u32(m, o + 20, x, S, "linearSweptSpheres");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceRayTracingLinearSweptSpheresFeaturesNV (24 bytes) at byte `o` of `m`. */
@@ -10323,7 +10982,9 @@ export function structs() {
     if ((x = v.rayTracingMotionBlurPipelineTraceRaysIndirect) !== undefined) {
       seen += u32(m, o + 20, x, S, "rayTracingMotionBlurPipelineTraceRaysIndirect");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceRayTracingMotionBlurFeaturesNV (24 bytes) at byte `o` of `m`. */
@@ -10358,7 +11019,9 @@ export function structs() {
     if ((x = v.maxDescriptorSetAccelerationStructures) !== undefined) {
       seen += u32(m, o + 56, x, S, "maxDescriptorSetAccelerationStructures");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceRayTracingPropertiesNV (64 bytes) at byte `o` of `m`. */
@@ -10388,7 +11051,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.rayTracingValidation) !== undefined) seen += u32(m, o + 16, x, S, "rayTracingValidation");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceRayTracingValidationFeaturesNV (24 bytes) at byte `o` of `m`. */
@@ -10413,7 +11078,9 @@ export function structs() {
     if ((x = v.relaxedLineRasterization) !== undefined) {
       seen += u32(m, o + 16, x, S, "relaxedLineRasterization");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceRelaxedLineRasterizationFeaturesIMG (24 bytes) at byte `o` of `m`. */
@@ -10436,7 +11103,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.renderPassStriped) !== undefined) seen += u32(m, o + 16, x, S, "renderPassStriped");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceRenderPassStripedFeaturesARM (24 bytes) at byte `o` of `m`. */
@@ -10464,7 +11133,9 @@ export function structs() {
       writeNamed("VkExtent2D", m, o + 16, x, 0);
     }
     if ((x = v.maxRenderPassStripes) !== undefined) seen += u32(m, o + 24, x, S, "maxRenderPassStripes");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceRenderPassStripedPropertiesARM (32 bytes) at byte `o` of `m`. */
@@ -10490,7 +11161,9 @@ export function structs() {
     if ((x = v.representativeFragmentTest) !== undefined) {
       seen += u32(m, o + 16, x, S, "representativeFragmentTest");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceRepresentativeFragmentTestFeaturesNV (24 bytes) at byte `o` of `m`. */
@@ -10521,7 +11194,9 @@ export function structs() {
     if ((x = v.schedulingControlsMaxWorkGroupBatchSize) !== undefined) {
       seen += u32(m, o + 24, x, S, "schedulingControlsMaxWorkGroupBatchSize");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceSchedulingControlsDispatchParametersPropertiesARM (32 bytes) at byte `o` of `m`. */
@@ -10546,7 +11221,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.schedulingControls) !== undefined) seen += u32(m, o + 16, x, S, "schedulingControls");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceSchedulingControlsFeaturesARM (24 bytes) at byte `o` of `m`. */
@@ -10571,7 +11248,9 @@ export function structs() {
     if ((x = v.schedulingControlsFlags) !== undefined) {
       seen += put64(m, o + 16, x, S, "schedulingControlsFlags");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceSchedulingControlsPropertiesARM (24 bytes) at byte `o` of `m`. */
@@ -10596,7 +11275,9 @@ export function structs() {
     if ((x = v.shaderFloat16VectorAtomics) !== undefined) {
       seen += u32(m, o + 16, x, S, "shaderFloat16VectorAtomics");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceShaderAtomicFloat16VectorFeaturesNV (24 bytes) at byte `o` of `m`. */
@@ -10619,7 +11300,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.shaderCoreBuiltins) !== undefined) seen += u32(m, o + 16, x, S, "shaderCoreBuiltins");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceShaderCoreBuiltinsFeaturesARM (24 bytes) at byte `o` of `m`. */
@@ -10644,7 +11327,9 @@ export function structs() {
     if ((x = v.shaderCoreMask) !== undefined) seen += put64(m, o + 16, x, S, "shaderCoreMask");
     if ((x = v.shaderCoreCount) !== undefined) seen += u32(m, o + 24, x, S, "shaderCoreCount");
     if ((x = v.shaderWarpsPerCore) !== undefined) seen += u32(m, o + 28, x, S, "shaderWarpsPerCore");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceShaderCoreBuiltinsPropertiesARM (32 bytes) at byte `o` of `m`. */
@@ -10670,7 +11355,9 @@ export function structs() {
     }
     if ((x = v.shaderCoreFeatures) !== undefined) seen += u32(m, o + 16, x, S, "shaderCoreFeatures");
     if ((x = v.activeComputeUnitCount) !== undefined) seen += u32(m, o + 20, x, S, "activeComputeUnitCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceShaderCoreProperties2AMD (24 bytes) at byte `o` of `m`. */
@@ -10715,7 +11402,9 @@ export function structs() {
     if ((x = v.vgprAllocationGranularity) !== undefined) {
       seen += u32(m, o + 68, x, S, "vgprAllocationGranularity");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceShaderCorePropertiesAMD (72 bytes) at byte `o` of `m`. */
@@ -10753,7 +11442,9 @@ export function structs() {
     if ((x = v.pixelRate) !== undefined) seen += u32(m, o + 16, x, S, "pixelRate");
     if ((x = v.texelRate) !== undefined) seen += u32(m, o + 20, x, S, "texelRate");
     if ((x = v.fmaRate) !== undefined) seen += u32(m, o + 24, x, S, "fmaRate");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceShaderCorePropertiesARM (32 bytes) at byte `o` of `m`. */
@@ -10780,7 +11471,9 @@ export function structs() {
     if ((x = v.shaderEarlyAndLateFragmentTests) !== undefined) {
       seen += u32(m, o + 16, x, S, "shaderEarlyAndLateFragmentTests");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceShaderEarlyAndLateFragmentTestsFeaturesAMD (24 bytes) at byte `o` of `m`. */
@@ -10804,7 +11497,9 @@ export function structs() {
     }
     if ((x = v.shaderEnqueue) !== undefined) seen += u32(m, o + 16, x, S, "shaderEnqueue");
     if ((x = v.shaderMeshEnqueue) !== undefined) seen += u32(m, o + 20, x, S, "shaderMeshEnqueue");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceShaderEnqueueFeaturesAMDX (24 bytes) at byte `o` of `m`. */
@@ -10847,7 +11542,9 @@ export function structs() {
     if ((x = v.maxExecutionGraphWorkgroups) !== undefined) {
       seen += u32(m, o + 48, x, S, "maxExecutionGraphWorkgroups");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceShaderEnqueuePropertiesAMDX (56 bytes) at byte `o` of `m`. */
@@ -10876,7 +11573,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.imageFootprint) !== undefined) seen += u32(m, o + 16, x, S, "imageFootprint");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceShaderImageFootprintFeaturesNV (24 bytes) at byte `o` of `m`. */
@@ -10899,7 +11598,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.shaderInstrumentation) !== undefined) seen += u32(m, o + 16, x, S, "shaderInstrumentation");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceShaderInstrumentationFeaturesARM (24 bytes) at byte `o` of `m`. */
@@ -10925,7 +11626,9 @@ export function structs() {
     if ((x = v.perBasicBlockGranularity) !== undefined) {
       seen += u32(m, o + 20, x, S, "perBasicBlockGranularity");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceShaderInstrumentationPropertiesARM (24 bytes) at byte `o` of `m`. */
@@ -10951,7 +11654,9 @@ export function structs() {
     if ((x = v.shaderIntegerFunctions2) !== undefined) {
       seen += u32(m, o + 16, x, S, "shaderIntegerFunctions2");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceShaderIntegerFunctions2FeaturesINTEL (24 bytes) at byte `o` of `m`. */
@@ -10985,7 +11690,9 @@ export function structs() {
     if ((x = v.shaderMixedFloatDotProductFloat8AccFloat32) !== undefined) {
       seen += u32(m, o + 28, x, S, "shaderMixedFloatDotProductFloat8AccFloat32");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceShaderMixedFloatDotProductFeaturesVALVE (32 bytes) at byte `o` of `m`. */
@@ -11013,7 +11720,9 @@ export function structs() {
     if ((x = v.shaderMultipleWaitQueues) !== undefined) {
       seen += u32(m, o + 16, x, S, "shaderMultipleWaitQueues");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceShaderMultipleWaitQueuesFeaturesQCOM (24 bytes) at byte `o` of `m`. */
@@ -11036,7 +11745,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.maxShaderWaitQueues) !== undefined) seen += u32(m, o + 16, x, S, "maxShaderWaitQueues");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceShaderMultipleWaitQueuesPropertiesQCOM (24 bytes) at byte `o` of `m`. */
@@ -11059,7 +11770,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.shaderSMBuiltins) !== undefined) seen += u32(m, o + 16, x, S, "shaderSMBuiltins");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceShaderSMBuiltinsFeaturesNV (24 bytes) at byte `o` of `m`. */
@@ -11083,7 +11796,9 @@ export function structs() {
     }
     if ((x = v.shaderSMCount) !== undefined) seen += u32(m, o + 16, x, S, "shaderSMCount");
     if ((x = v.shaderWarpsPerSM) !== undefined) seen += u32(m, o + 20, x, S, "shaderWarpsPerSM");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceShaderSMBuiltinsPropertiesNV (24 bytes) at byte `o` of `m`. */
@@ -11110,7 +11825,9 @@ export function structs() {
     if ((x = v.shadingRateCoarseSampleOrder) !== undefined) {
       seen += u32(m, o + 20, x, S, "shadingRateCoarseSampleOrder");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceShadingRateImageFeaturesNV (24 bytes) at byte `o` of `m`. */
@@ -11142,7 +11859,9 @@ export function structs() {
     if ((x = v.shadingRateMaxCoarseSamples) !== undefined) {
       seen += u32(m, o + 28, x, S, "shadingRateMaxCoarseSamples");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceShadingRateImagePropertiesNV (32 bytes) at byte `o` of `m`. */
@@ -11167,7 +11886,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.subpassShading) !== undefined) seen += u32(m, o + 16, x, S, "subpassShading");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceSubpassShadingFeaturesHUAWEI (24 bytes) at byte `o` of `m`. */
@@ -11192,7 +11913,9 @@ export function structs() {
     if ((x = v.maxSubpassShadingWorkgroupSizeAspectRatio) !== undefined) {
       seen += u32(m, o + 16, x, S, "maxSubpassShadingWorkgroupSizeAspectRatio");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceSubpassShadingPropertiesHUAWEI (24 bytes) at byte `o` of `m`. */
@@ -11226,7 +11949,9 @@ export function structs() {
       seen += u32(m, o + 32, x, S, "descriptorBindingStorageTensorUpdateAfterBind");
     }
     if ((x = v.tensors) !== undefined) seen += u32(m, o + 36, x, S, "tensors");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceTensorFeaturesARM (40 bytes) at byte `o` of `m`. */
@@ -11286,7 +12011,9 @@ export function structs() {
     if ((x = v.shaderTensorSupportedStages) !== undefined) {
       seen += u32(m, o + 84, x, S, "shaderTensorSupportedStages");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceTensorPropertiesARM (88 bytes) at byte `o` of `m`. */
@@ -11321,7 +12048,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.throttleHint) !== undefined) seen += u32(m, o + 16, x, S, "throttleHint");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceThrottleHintFeaturesSEC (24 bytes) at byte `o` of `m`. */
@@ -11344,7 +12073,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.tileMemoryHeap) !== undefined) seen += u32(m, o + 16, x, S, "tileMemoryHeap");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceTileMemoryHeapFeaturesQCOM (24 bytes) at byte `o` of `m`. */
@@ -11368,7 +12099,9 @@ export function structs() {
     }
     if ((x = v.queueSubmitBoundary) !== undefined) seen += u32(m, o + 16, x, S, "queueSubmitBoundary");
     if ((x = v.tileBufferTransfers) !== undefined) seen += u32(m, o + 20, x, S, "tileBufferTransfers");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceTileMemoryHeapPropertiesQCOM (24 bytes) at byte `o` of `m`. */
@@ -11392,7 +12125,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.tileProperties) !== undefined) seen += u32(m, o + 16, x, S, "tileProperties");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceTilePropertiesFeaturesQCOM (24 bytes) at byte `o` of `m`. */
@@ -11448,7 +12183,9 @@ export function structs() {
     if ((x = v.tileShadingImageProcessing) !== undefined) {
       seen += u32(m, o + 68, x, S, "tileShadingImageProcessing");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceTileShadingFeaturesQCOM (72 bytes) at byte `o` of `m`. */
@@ -11495,7 +12232,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "maxTileShadingRate", x, "an object");
       writeNamed("VkExtent2D", m, o + 32, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceTileShadingPropertiesQCOM (40 bytes) at byte `o` of `m`. */
@@ -11523,7 +12262,9 @@ export function structs() {
     if ((x = v.videoEncodeRgbConversion) !== undefined) {
       seen += u32(m, o + 16, x, S, "videoEncodeRgbConversion");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceVideoEncodeRgbConversionFeaturesVALVE (24 bytes) at byte `o` of `m`. */
@@ -11546,7 +12287,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.ycbcrDegamma) !== undefined) seen += u32(m, o + 16, x, S, "ycbcrDegamma");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPhysicalDeviceYcbcrDegammaFeaturesQCOM (24 bytes) at byte `o` of `m`. */
@@ -11570,7 +12313,9 @@ export function structs() {
       seen++;
       fixedArray(m, o + 16, "u32", 4, 3, x, S, "toolchainVersion");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineCacheHeaderVersionDataGraphQCOM (28 bytes) at byte `o` of `m`. */
@@ -11595,7 +12340,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.compilerControlFlags) !== undefined) seen += u32(m, o + 16, x, S, "compilerControlFlags");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineCompilerControlCreateInfoAMD (24 bytes) at byte `o` of `m`. */
@@ -11638,7 +12385,9 @@ export function structs() {
     if ((x = v.coverageModulationTableCount) !== undefined) {
       seen += u32(m, o + 28, x, S, "coverageModulationTableCount");
     } else if (n0 >= 0) u32(m, o + 28, n0, S, "coverageModulationTableCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineCoverageModulationStateCreateInfoNV (40 bytes) at byte `o` of `m`. */
@@ -11666,7 +12415,9 @@ export function structs() {
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
     if ((x = v.coverageReductionMode) !== undefined) seen += u32(m, o + 20, x, S, "coverageReductionMode");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineCoverageReductionStateCreateInfoNV (24 bytes) at byte `o` of `m`. */
@@ -11694,7 +12445,9 @@ export function structs() {
     if ((x = v.coverageToColorLocation) !== undefined) {
       seen += u32(m, o + 24, x, S, "coverageToColorLocation");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineCoverageToColorStateCreateInfoNV (32 bytes) at byte `o` of `m`. */
@@ -11721,7 +12474,9 @@ export function structs() {
     if ((x = v.maxFragmentDensityMapLayers) !== undefined) {
       seen += u32(m, o + 16, x, S, "maxFragmentDensityMapLayers");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineFragmentDensityMapLayeredCreateInfoVALVE (24 bytes) at byte `o` of `m`. */
@@ -11749,7 +12504,9 @@ export function structs() {
       seen++;
       fixedArray(m, o + 24, "u32", 4, 2, x, S, "combinerOps");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineFragmentShadingRateEnumStateCreateInfoNV (32 bytes) at byte `o` of `m`. */
@@ -11775,7 +12532,9 @@ export function structs() {
     }
     if ((x = v.pipelineBindPoint) !== undefined) seen += u32(m, o + 16, x, S, "pipelineBindPoint");
     if ((x = v.pipeline) !== undefined) seen += putPointer(m, o + 24, x, S, "pipeline");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineIndirectDeviceAddressInfoNV (32 bytes) at byte `o` of `m`. */
@@ -11799,7 +12558,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.rasterizationOrder) !== undefined) seen += u32(m, o + 16, x, S, "rasterizationOrder");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineRasterizationStateRasterizationOrderAMD (24 bytes) at byte `o` of `m`. */
@@ -11824,7 +12585,9 @@ export function structs() {
     if ((x = v.representativeFragmentTestEnable) !== undefined) {
       seen += u32(m, o + 16, x, S, "representativeFragmentTestEnable");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineRepresentativeFragmentTestStateCreateInfoNV (24 bytes) at byte `o` of `m`. */
@@ -11851,7 +12614,9 @@ export function structs() {
       str(m, o + 16, x, S, "pName");
     }
     if ((x = v.index) !== undefined) seen += u32(m, o + 24, x, S, "index");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineShaderStageNodeCreateInfoAMDX (32 bytes) at byte `o` of `m`. */
@@ -11903,7 +12668,9 @@ export function structs() {
     }
     if ((x = v.customSampleOrderCount) !== undefined) seen += u32(m, o + 20, x, S, "customSampleOrderCount");
     else if (n0 >= 0) u32(m, o + 20, n0, S, "customSampleOrderCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineViewportCoarseSampleOrderStateCreateInfoNV (32 bytes) at byte `o` of `m`. */
@@ -11955,7 +12722,9 @@ export function structs() {
     }
     if ((x = v.exclusiveScissorCount) !== undefined) seen += u32(m, o + 16, x, S, "exclusiveScissorCount");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "exclusiveScissorCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineViewportExclusiveScissorStateCreateInfoNV (32 bytes) at byte `o` of `m`. */
@@ -12007,7 +12776,9 @@ export function structs() {
     }
     if ((x = v.viewportCount) !== undefined) seen += u32(m, o + 20, x, S, "viewportCount");
     else if (n0 >= 0) u32(m, o + 20, n0, S, "viewportCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineViewportShadingRateImageStateCreateInfoNV (32 bytes) at byte `o` of `m`. */
@@ -12060,7 +12831,9 @@ export function structs() {
     }
     if ((x = v.viewportCount) !== undefined) seen += u32(m, o + 20, x, S, "viewportCount");
     else if (n0 >= 0) u32(m, o + 20, n0, S, "viewportCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineViewportSwizzleStateCreateInfoNV (32 bytes) at byte `o` of `m`. */
@@ -12113,7 +12886,9 @@ export function structs() {
     }
     if ((x = v.viewportCount) !== undefined) seen += u32(m, o + 20, x, S, "viewportCount");
     else if (n0 >= 0) u32(m, o + 20, n0, S, "viewportCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPipelineViewportWScalingStateCreateInfoNV (32 bytes) at byte `o` of `m`. */
@@ -12138,7 +12913,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.frameToken) !== undefined) seen += u32(m, o + 16, x, S, "frameToken");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPresentFrameTokenGGP (24 bytes) at byte `o` of `m`. */
@@ -12156,7 +12933,9 @@ export function structs() {
     let seen = 0, x;
     if ((x = v.presentID) !== undefined) seen += u32(m, o, x, S, "presentID");
     if ((x = v.desiredPresentTime) !== undefined) seen += put64(m, o + 8, x, S, "desiredPresentTime");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPresentTimeGOOGLE (16 bytes) at byte `o` of `m`. */
@@ -12205,7 +12984,9 @@ export function structs() {
     }
     if ((x = v.swapchainCount) !== undefined) seen += u32(m, o + 16, x, S, "swapchainCount");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "swapchainCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPresentTimesInfoGOOGLE (32 bytes) at byte `o` of `m`. */
@@ -12229,7 +13010,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.bank) !== undefined) seen += u32(m, o + 16, x, S, "bank");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkPushConstantBankInfoNV (24 bytes) at byte `o` of `m`. */
@@ -12255,7 +13038,9 @@ export function structs() {
       seen++;
       array(m, o + 16, x, "bytes", 1, S, "pQueriedLowLatencyData");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkQueryLowLatencySupportNV (24 bytes) at byte `o` of `m`. */
@@ -12280,7 +13065,9 @@ export function structs() {
     if ((x = v.performanceCountersSampling) !== undefined) {
       seen += u32(m, o + 16, x, S, "performanceCountersSampling");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkQueryPoolPerformanceQueryCreateInfoINTEL (24 bytes) at byte `o` of `m`. */
@@ -12305,7 +13092,9 @@ export function structs() {
     if ((x = v.checkpointExecutionStageMask) !== undefined) {
       seen += put64(m, o + 16, x, S, "checkpointExecutionStageMask");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkQueueFamilyCheckpointProperties2NV (24 bytes) at byte `o` of `m`. */
@@ -12330,7 +13119,9 @@ export function structs() {
     if ((x = v.checkpointExecutionStageMask) !== undefined) {
       seen += u32(m, o + 16, x, S, "checkpointExecutionStageMask");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkQueueFamilyCheckpointPropertiesNV (24 bytes) at byte `o` of `m`. */
@@ -12362,7 +13153,9 @@ export function structs() {
     if ((x = v.minHeight) !== undefined) seen += u32(m, o + 36, x, S, "minHeight");
     if ((x = v.maxWidth) !== undefined) seen += u32(m, o + 40, x, S, "maxWidth");
     if ((x = v.maxHeight) !== undefined) seen += u32(m, o + 44, x, S, "maxHeight");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkQueueFamilyDataGraphOpticalFlowPropertiesARM (48 bytes) at byte `o` of `m`. */
@@ -12397,7 +13190,9 @@ export function structs() {
     if ((x = v.foreignMemoryHandleTypes) !== undefined) {
       seen += u32(m, o + 20, x, S, "foreignMemoryHandleTypes");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkQueueFamilyDataGraphProcessingEnginePropertiesARM (24 bytes) at byte `o` of `m`. */
@@ -12430,7 +13225,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "operation", x, "an object");
       writeVkPhysicalDeviceDataGraphOperationSupportARM(m, o + 24, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkQueueFamilyDataGraphPropertiesARM (160 bytes) at byte `o` of `m`. */
@@ -12510,7 +13307,9 @@ export function structs() {
     else if (n0 >= 0) u32(m, o + 16, n0, S, "profileCount");
     if ((x = v.extensionCount) !== undefined) seen += u32(m, o + 32, x, S, "extensionCount");
     else if (n1 >= 0) u32(m, o + 32, n1, S, "extensionCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkQueueFamilyDataGraphTOSAPropertiesARM (56 bytes) at byte `o` of `m`. */
@@ -12539,7 +13338,9 @@ export function structs() {
     if ((x = v.allowClusterAccelerationStructure) !== undefined) {
       seen += u32(m, o + 16, x, S, "allowClusterAccelerationStructure");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkRayTracingPipelineClusterAccelerationStructureCreateInfoNV (24 bytes) at byte `o` of `m`. */
@@ -12622,7 +13423,9 @@ export function structs() {
     else if (n0 >= 0) u32(m, o + 20, n0, S, "stageCount");
     if ((x = v.groupCount) !== undefined) seen += u32(m, o + 32, x, S, "groupCount");
     else if (n1 >= 0) u32(m, o + 32, n1, S, "groupCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkRayTracingPipelineCreateInfoNV (80 bytes) at byte `o` of `m`. */
@@ -12657,7 +13460,9 @@ export function structs() {
     if ((x = v.closestHitShader) !== undefined) seen += u32(m, o + 24, x, S, "closestHitShader");
     if ((x = v.anyHitShader) !== undefined) seen += u32(m, o + 28, x, S, "anyHitShader");
     if ((x = v.intersectionShader) !== undefined) seen += u32(m, o + 32, x, S, "intersectionShader");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkRayTracingShaderGroupCreateInfoNV (40 bytes) at byte `o` of `m`. */
@@ -12678,7 +13483,9 @@ export function structs() {
     const S = "VkRefreshCycleDurationGOOGLE";
     let seen = 0, x;
     if ((x = v.refreshDuration) !== undefined) seen += put64(m, o, x, S, "refreshDuration");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkRefreshCycleDurationGOOGLE (8 bytes) at byte `o` of `m`. */
@@ -12725,7 +13532,9 @@ export function structs() {
     else if (n0 >= 0) u32(m, o + 16, n0, S, "counterAddressCount");
     if ((x = v.counterIndexCount) !== undefined) seen += u32(m, o + 36, x, S, "counterIndexCount");
     else if (n1 >= 0) u32(m, o + 36, n1, S, "counterIndexCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkRenderPassPerformanceCountersByRegionBeginInfoARM (48 bytes) at byte `o` of `m`. */
@@ -12779,7 +13588,9 @@ export function structs() {
     }
     if ((x = v.stripeInfoCount) !== undefined) seen += u32(m, o + 16, x, S, "stripeInfoCount");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "stripeInfoCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkRenderPassStripeBeginInfoARM (32 bytes) at byte `o` of `m`. */
@@ -12807,7 +13618,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "stripeArea", x, "an object");
       writeNamed("VkRect2D", m, o + 16, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkRenderPassStripeInfoARM (32 bytes) at byte `o` of `m`. */
@@ -12864,7 +13677,9 @@ export function structs() {
     if ((x = v.stripeSemaphoreInfoCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "stripeSemaphoreInfoCount");
     } else if (n0 >= 0) u32(m, o + 16, n0, S, "stripeSemaphoreInfoCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkRenderPassStripeSubmitInfoARM (32 bytes) at byte `o` of `m`. */
@@ -12893,7 +13708,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "tileApronSize", x, "an object");
       writeNamed("VkExtent2D", m, o + 20, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkRenderPassTileShadingCreateInfoQCOM (32 bytes) at byte `o` of `m`. */
@@ -12917,7 +13734,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.transform) !== undefined) seen += u32(m, o + 16, x, S, "transform");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkRenderPassTransformBeginInfoQCOM (24 bytes) at byte `o` of `m`. */
@@ -12949,7 +13768,9 @@ export function structs() {
     if ((x = v.tx) !== undefined) seen += f32(m, o + 52, x, S, "tx");
     if ((x = v.ty) !== undefined) seen += f32(m, o + 56, x, S, "ty");
     if ((x = v.tz) !== undefined) seen += f32(m, o + 60, x, S, "tz");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSRTDataNV (64 bytes) at byte `o` of `m`. */
@@ -12990,7 +13811,9 @@ export function structs() {
       writeNamed("VkExtent2D", m, o + 16, x, 0);
     }
     if ((x = v.windowCompareMode) !== undefined) seen += u32(m, o + 24, x, S, "windowCompareMode");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSamplerBlockMatchWindowCreateInfoQCOM (32 bytes) at byte `o` of `m`. */
@@ -13014,7 +13837,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.cubicWeights) !== undefined) seen += u32(m, o + 16, x, S, "cubicWeights");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSamplerCubicWeightsCreateInfoQCOM (24 bytes) at byte `o` of `m`. */
@@ -13038,7 +13863,9 @@ export function structs() {
     }
     if ((x = v.enableYDegamma) !== undefined) seen += u32(m, o + 16, x, S, "enableYDegamma");
     if ((x = v.enableCbCrDegamma) !== undefined) seen += u32(m, o + 20, x, S, "enableCbCrDegamma");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSamplerYcbcrConversionYcbcrDegammaCreateInfoQCOM (24 bytes) at byte `o` of `m`. */
@@ -13062,7 +13889,9 @@ export function structs() {
     }
     if ((x = v.clientType) !== undefined) seen += u32(m, o + 16, x, S, "clientType");
     if ((x = v.primitiveType) !== undefined) seen += u32(m, o + 20, x, S, "primitiveType");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSciSyncAttributesInfoNV (24 bytes) at byte `o` of `m`. */
@@ -13100,7 +13929,9 @@ export function structs() {
     if ((x = v.suggestedYcbcrRange) !== undefined) seen += u32(m, o + 64, x, S, "suggestedYcbcrRange");
     if ((x = v.suggestedXChromaOffset) !== undefined) seen += u32(m, o + 68, x, S, "suggestedXChromaOffset");
     if ((x = v.suggestedYChromaOffset) !== undefined) seen += u32(m, o + 72, x, S, "suggestedYChromaOffset");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkScreenBufferFormatPropertiesQNX (80 bytes) at byte `o` of `m`. */
@@ -13132,7 +13963,9 @@ export function structs() {
     }
     if ((x = v.allocationSize) !== undefined) seen += put64(m, o + 16, x, S, "allocationSize");
     if ((x = v.memoryTypeBits) !== undefined) seen += u32(m, o + 24, x, S, "memoryTypeBits");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkScreenBufferPropertiesQNX (32 bytes) at byte `o` of `m`. */
@@ -13164,7 +13997,9 @@ export function structs() {
       seen++;
       array(m, o + 32, x, "u32", 4, S, "window");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkScreenSurfaceCreateInfoQNX (40 bytes) at byte `o` of `m`. */
@@ -13189,7 +14024,9 @@ export function structs() {
     }
     if ((x = v.semaphore) !== undefined) seen += putPointer(m, o + 16, x, S, "semaphore");
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 24, x, S, "handleType");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSemaphoreGetSciSyncInfoNV (32 bytes) at byte `o` of `m`. */
@@ -13214,7 +14051,9 @@ export function structs() {
     }
     if ((x = v.semaphore) !== undefined) seen += putPointer(m, o + 16, x, S, "semaphore");
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 24, x, S, "handleType");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSemaphoreGetZirconHandleInfoFUCHSIA (32 bytes) at byte `o` of `m`. */
@@ -13241,7 +14080,9 @@ export function structs() {
       seen++;
       array(m, o + 24, x, "bytes", 48, S, "pFence");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSemaphoreSciSyncCreateInfoNV (32 bytes) at byte `o` of `m`. */
@@ -13264,7 +14105,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.handle) !== undefined) seen += put64(m, o + 16, x, S, "handle");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSemaphoreSciSyncPoolCreateInfoNV (24 bytes) at byte `o` of `m`. */
@@ -13288,7 +14131,9 @@ export function structs() {
     }
     if ((x = v.presentID) !== undefined) seen += put64(m, o + 16, x, S, "presentID");
     if ((x = v.marker) !== undefined) seen += u32(m, o + 24, x, S, "marker");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSetLatencyMarkerInfoNV (32 bytes) at byte `o` of `m`. */
@@ -13313,7 +14158,9 @@ export function structs() {
     }
     if ((x = v.numFramesPerBatch) !== undefined) seen += u32(m, o + 16, x, S, "numFramesPerBatch");
     if ((x = v.presentConfigFeedback) !== undefined) seen += u32(m, o + 20, x, S, "presentConfigFeedback");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSetPresentConfigNV (24 bytes) at byte `o` of `m`. */
@@ -13331,7 +14178,9 @@ export function structs() {
     const S = "VkSetStateFlagsIndirectCommandNV";
     let seen = 0, x;
     if ((x = v.data) !== undefined) seen += u32(m, o, x, S, "data");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSetStateFlagsIndirectCommandNV (4 bytes) at byte `o` of `m`. */
@@ -13351,7 +14200,9 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkShaderInstrumentationCreateInfoARM (16 bytes) at byte `o` of `m`. */
@@ -13370,7 +14221,9 @@ export function structs() {
     if ((x = v.resultSubIndex) !== undefined) seen += u32(m, o + 4, x, S, "resultSubIndex");
     if ((x = v.stages) !== undefined) seen += u32(m, o + 8, x, S, "stages");
     if ((x = v.basicBlockIndex) !== undefined) seen += u32(m, o + 12, x, S, "basicBlockIndex");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkShaderInstrumentationMetricDataHeaderARM (16 bytes) at byte `o` of `m`. */
@@ -13401,7 +14254,9 @@ export function structs() {
       seen++;
       fixedString(m, o + 272, 256, x, S, "description");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkShaderInstrumentationMetricDescriptionARM (528 bytes) at byte `o` of `m`. */
@@ -13427,7 +14282,9 @@ export function structs() {
     if ((x = v.scratchMemUsageInBytes) !== undefined) {
       seen += put64(m, o + 24, x, S, "scratchMemUsageInBytes");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkShaderResourceUsageAMD (32 bytes) at byte `o` of `m`. */
@@ -13459,7 +14316,9 @@ export function structs() {
       seen++;
       fixedArray(m, o + 56, "u32", 4, 3, x, S, "computeWorkGroupSize");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkShaderStatisticsInfoAMD (72 bytes) at byte `o` of `m`. */
@@ -13495,7 +14354,9 @@ export function structs() {
     if ((x = v.shadingRatePaletteEntryCount) !== undefined) {
       seen += u32(m, o, x, S, "shadingRatePaletteEntryCount");
     } else if (n0 >= 0) u32(m, o, n0, S, "shadingRatePaletteEntryCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkShadingRatePaletteNV (16 bytes) at byte `o` of `m`. */
@@ -13518,7 +14379,9 @@ export function structs() {
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
     if ((x = v.streamDescriptor) !== undefined) seen += u32(m, o + 20, x, S, "streamDescriptor");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkStreamDescriptorSurfaceCreateInfoGGP (24 bytes) at byte `o` of `m`. */
@@ -13537,7 +14400,9 @@ export function structs() {
     let seen = 0, x;
     if ((x = v.startAddress) !== undefined) seen += put64(m, o, x, S, "startAddress");
     if ((x = v.strideInBytes) !== undefined) seen += put64(m, o + 8, x, S, "strideInBytes");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkStridedDeviceAddressNV (16 bytes) at byte `o` of `m`. */
@@ -13560,7 +14425,9 @@ export function structs() {
     }
     if ((x = v.renderPass) !== undefined) seen += putPointer(m, o + 16, x, S, "renderPass");
     if ((x = v.subpass) !== undefined) seen += u32(m, o + 24, x, S, "subpass");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSubpassShadingPipelineCreateInfoHUAWEI (32 bytes) at byte `o` of `m`. */
@@ -13586,7 +14453,9 @@ export function structs() {
     if ((x = v.presentBarrierSupported) !== undefined) {
       seen += u32(m, o + 16, x, S, "presentBarrierSupported");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSurfaceCapabilitiesPresentBarrierNV (24 bytes) at byte `o` of `m`. */
@@ -13613,7 +14482,9 @@ export function structs() {
       seen++;
       array(m, o + 24, x, "u32", 4, S, "window");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSurfaceCreateInfoOHOS (32 bytes) at byte `o` of `m`. */
@@ -13637,7 +14508,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.localDimmingEnable) !== undefined) seen += u32(m, o + 16, x, S, "localDimmingEnable");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSwapchainDisplayNativeHdrCreateInfoAMD (24 bytes) at byte `o` of `m`. */
@@ -13659,7 +14532,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.usage) !== undefined) seen += u32(m, o + 16, x, S, "usage");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSwapchainImageCreateInfoANDROID (24 bytes) at byte `o` of `m`. */
@@ -13681,7 +14556,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.usage) !== undefined) seen += u32(m, o + 16, x, S, "usage");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSwapchainImageCreateInfoOHOS (24 bytes) at byte `o` of `m`. */
@@ -13704,7 +14581,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.latencyModeEnable) !== undefined) seen += u32(m, o + 16, x, S, "latencyModeEnable");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSwapchainLatencyCreateInfoNV (24 bytes) at byte `o` of `m`. */
@@ -13727,7 +14606,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.presentBarrierEnable) !== undefined) seen += u32(m, o + 16, x, S, "presentBarrierEnable");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSwapchainPresentBarrierCreateInfoNV (24 bytes) at byte `o` of `m`. */
@@ -13750,7 +14631,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.colorSpace) !== undefined) seen += u32(m, o + 16, x, S, "colorSpace");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkSysmemColorSpaceFUCHSIA (24 bytes) at byte `o` of `m`. */
@@ -13773,7 +14656,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.tensor) !== undefined) seen += putPointer(m, o + 16, x, S, "tensor");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkTensorCaptureDescriptorDataInfoARM (24 bytes) at byte `o` of `m`. */
@@ -13828,7 +14713,9 @@ export function structs() {
     }
     if ((x = v.dimensionCount) !== undefined) seen += u32(m, o + 16, x, S, "dimensionCount");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "dimensionCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkTensorCopyARM (48 bytes) at byte `o` of `m`. */
@@ -13888,7 +14775,9 @@ export function structs() {
     }
     if ((x = v.queueFamilyIndexCount) !== undefined) seen += u32(m, o + 36, x, S, "queueFamilyIndexCount");
     else if (n0 >= 0) u32(m, o + 36, n0, S, "queueFamilyIndexCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkTensorCreateInfoARM (48 bytes) at byte `o` of `m`. */
@@ -13943,7 +14832,9 @@ export function structs() {
     if ((x = v.tensorMemoryBarrierCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "tensorMemoryBarrierCount");
     } else if (n0 >= 0) u32(m, o + 16, n0, S, "tensorMemoryBarrierCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkTensorDependencyInfoARM (32 bytes) at byte `o` of `m`. */
@@ -13992,7 +14883,9 @@ export function structs() {
     if ((x = v.usage) !== undefined) seen += put64(m, o + 48, x, S, "usage");
     if ((x = v.dimensionCount) !== undefined) seen += u32(m, o + 24, x, S, "dimensionCount");
     else if (n0 >= 0) u32(m, o + 24, n0, S, "dimensionCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkTensorDescriptionARM (56 bytes) at byte `o` of `m`. */
@@ -14034,7 +14927,9 @@ export function structs() {
     if ((x = v.blockU64kTilingTensorFeatures) !== undefined) {
       seen += put64(m, o + 48, x, S, "blockU64kTilingTensorFeatures");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkTensorExplicitTilingFormatPropertiesARM (56 bytes) at byte `o` of `m`. */
@@ -14066,7 +14961,9 @@ export function structs() {
     if ((x = v.linearTilingTensorFeatures) !== undefined) {
       seen += put64(m, o + 24, x, S, "linearTilingTensorFeatures");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkTensorFormatPropertiesARM (32 bytes) at byte `o` of `m`. */
@@ -14096,7 +14993,9 @@ export function structs() {
     if ((x = v.srcQueueFamilyIndex) !== undefined) seen += u32(m, o + 48, x, S, "srcQueueFamilyIndex");
     if ((x = v.dstQueueFamilyIndex) !== undefined) seen += u32(m, o + 52, x, S, "dstQueueFamilyIndex");
     if ((x = v.tensor) !== undefined) seen += putPointer(m, o + 56, x, S, "tensor");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkTensorMemoryBarrierARM (64 bytes) at byte `o` of `m`. */
@@ -14125,7 +15024,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.tensor) !== undefined) seen += putPointer(m, o + 16, x, S, "tensor");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkTensorMemoryRequirementsInfoARM (24 bytes) at byte `o` of `m`. */
@@ -14151,7 +15052,9 @@ export function structs() {
       seen++;
       fixedArray(m, o + 16, "u32", 4, 4, x, S, "wraps");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkTensorRollingBackingCreateInfoARM (32 bytes) at byte `o` of `m`. */
@@ -14174,7 +15077,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.tensorView) !== undefined) seen += putPointer(m, o + 16, x, S, "tensorView");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkTensorViewCaptureDescriptorDataInfoARM (24 bytes) at byte `o` of `m`. */
@@ -14199,7 +15104,9 @@ export function structs() {
     if ((x = v.flags) !== undefined) seen += put64(m, o + 16, x, S, "flags");
     if ((x = v.tensor) !== undefined) seen += putPointer(m, o + 24, x, S, "tensor");
     if ((x = v.format) !== undefined) seen += u32(m, o + 32, x, S, "format");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkTensorViewCreateInfoARM (40 bytes) at byte `o` of `m`. */
@@ -14226,7 +15133,9 @@ export function structs() {
     if ((x = v.supportsTextureGatherLODBiasAMD) !== undefined) {
       seen += u32(m, o + 16, x, S, "supportsTextureGatherLODBiasAMD");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkTextureLODGatherFormatPropertiesAMD (24 bytes) at byte `o` of `m`. */
@@ -14249,7 +15158,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.throttleHint) !== undefined) seen += u32(m, o + 16, x, S, "throttleHint");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkThrottleHintSubmitInfoSEC (24 bytes) at byte `o` of `m`. */
@@ -14272,7 +15183,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.memory) !== undefined) seen += putPointer(m, o + 16, x, S, "memory");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkTileMemoryBindInfoQCOM (24 bytes) at byte `o` of `m`. */
@@ -14296,7 +15209,9 @@ export function structs() {
     }
     if ((x = v.size) !== undefined) seen += put64(m, o + 16, x, S, "size");
     if ((x = v.alignment) !== undefined) seen += put64(m, o + 24, x, S, "alignment");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkTileMemoryRequirementsQCOM (32 bytes) at byte `o` of `m`. */
@@ -14320,7 +15235,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.size) !== undefined) seen += put64(m, o + 16, x, S, "size");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkTileMemorySizeInfoQCOM (24 bytes) at byte `o` of `m`. */
@@ -14357,7 +15274,9 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "origin", x, "an object");
       writeNamed("VkOffset2D", m, o + 36, x, 0);
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkTilePropertiesQCOM (48 bytes) at byte `o` of `m`. */
@@ -14390,7 +15309,9 @@ export function structs() {
       seen++;
       array(m, o + 32, x, "u32", 4, S, "surface");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkUbmSurfaceCreateInfoSEC (40 bytes) at byte `o` of `m`. */
@@ -14419,7 +15340,9 @@ export function structs() {
       seen++;
       array(m, o + 24, x, "bytes", 1, S, "window");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkViSurfaceCreateInfoNN (32 bytes) at byte `o` of `m`. */
@@ -14445,7 +15368,9 @@ export function structs() {
     if ((x = v.performEncodeRgbConversion) !== undefined) {
       seen += u32(m, o + 16, x, S, "performEncodeRgbConversion");
     }
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeProfileRgbConversionInfoVALVE (24 bytes) at byte `o` of `m`. */
@@ -14471,7 +15396,9 @@ export function structs() {
     if ((x = v.rgbRanges) !== undefined) seen += u32(m, o + 20, x, S, "rgbRanges");
     if ((x = v.xChromaOffsets) !== undefined) seen += u32(m, o + 24, x, S, "xChromaOffsets");
     if ((x = v.yChromaOffsets) !== undefined) seen += u32(m, o + 28, x, S, "yChromaOffsets");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeRgbConversionCapabilitiesVALVE (32 bytes) at byte `o` of `m`. */
@@ -14500,7 +15427,9 @@ export function structs() {
     if ((x = v.rgbRange) !== undefined) seen += u32(m, o + 20, x, S, "rgbRange");
     if ((x = v.xChromaOffset) !== undefined) seen += u32(m, o + 24, x, S, "xChromaOffset");
     if ((x = v.yChromaOffset) !== undefined) seen += u32(m, o + 28, x, S, "yChromaOffset");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkVideoEncodeSessionRgbConversionCreateInfoVALVE (32 bytes) at byte `o` of `m`. */
@@ -14523,7 +15452,9 @@ export function structs() {
     if ((x = v.y) !== undefined) seen += u32(m, o + 4, x, S, "y");
     if ((x = v.z) !== undefined) seen += u32(m, o + 8, x, S, "z");
     if ((x = v.w) !== undefined) seen += u32(m, o + 12, x, S, "w");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkViewportSwizzleNV (16 bytes) at byte `o` of `m`. */
@@ -14542,7 +15473,9 @@ export function structs() {
     let seen = 0, x;
     if ((x = v.xcoeff) !== undefined) seen += f32(m, o, x, S, "xcoeff");
     if ((x = v.ycoeff) !== undefined) seen += f32(m, o + 4, x, S, "ycoeff");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkViewportWScalingNV (8 bytes) at byte `o` of `m`. */
@@ -14619,7 +15552,9 @@ export function structs() {
     else if (n0 >= 0) u32(m, o + 16, n0, S, "acquireCount");
     if ((x = v.releaseCount) !== undefined) seen += u32(m, o + 48, x, S, "releaseCount");
     else if (n1 >= 0) u32(m, o + 48, n1, S, "releaseCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkWin32KeyedMutexAcquireReleaseInfoNV (72 bytes) at byte `o` of `m`. */
@@ -14663,7 +15598,9 @@ export function structs() {
     if ((x = v.accelerationStructureCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "accelerationStructureCount");
     } else if (n0 >= 0) u32(m, o + 16, n0, S, "accelerationStructureCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkWriteDescriptorSetAccelerationStructureNV (32 bytes) at byte `o` of `m`. */
@@ -14702,7 +15639,9 @@ export function structs() {
     if ((x = v.accelerationStructureCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "accelerationStructureCount");
     } else if (n0 >= 0) u32(m, o + 16, n0, S, "accelerationStructureCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkWriteDescriptorSetPartitionedAccelerationStructureNV (32 bytes) at byte `o` of `m`. */
@@ -14738,7 +15677,9 @@ export function structs() {
     }
     if ((x = v.tensorViewCount) !== undefined) seen += u32(m, o + 16, x, S, "tensorViewCount");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "tensorViewCount");
-    if (seen + k !== keys(v)) unknown(v, S);
+    let keys = 0;
+    for (const _ in v) keys++;
+    if (seen + k !== keys) unknown(v, S);
   }
 
   /** Reads VkWriteDescriptorSetTensorARM (32 bytes) at byte `o` of `m`. */
