@@ -22,6 +22,7 @@ import {
 
 import {
   isPointerObject,
+  isWideNumber,
   readScalar,
   scalarExpects,
   type ScalarKind,
@@ -61,6 +62,13 @@ function fail(message: string): never {
 
 function at(command: string, param: string): string {
   return `Cannot call "${command}": parameter "${param}"`;
+}
+
+/** A wrong value as an error message shows it: numbers and bigints as written, strings quoted, else the type. */
+function shown(v: unknown): string {
+  if (typeof v === "bigint") return `${v}n`;
+  if (typeof v === "number" || typeof v === "boolean" || v == null) return String(v);
+  return typeof v === "string" ? JSON.stringify(v) : typeof v;
 }
 
 /**
@@ -392,10 +400,21 @@ export const RUNTIME = {
     const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
     for (let i = 0; i < list.length; i++) {
       if (!writeScalar(view, i * size, kind, list[i])) {
-        return fail(`${at(command, param)} expected ${scalarExpects(kind)}, got ${typeof list[i]}`);
+        return fail(
+          `${at(command, param)} element ${i}: expected ${scalarExpects(kind)}, got ${shown(list[i])}`,
+        );
       }
     }
     return m.pointer(buf);
+  },
+  /**
+   * A 64-bit integer parameter given as something other than a bigint (the generated code passes a bigint
+   * on without a call): a safe integer number, not negative for an unsigned type, or a pointer's address.
+   */
+  wide(v: unknown, signed: boolean, command: string, param: string): number | bigint {
+    if (typeof v === "bigint" || (typeof v === "number" && isWideNumber(v, signed))) return v;
+    if (v === null || isPointerObject(v)) return Deno.UnsafePointer.value(v);
+    return fail(`${at(command, param)} expected ${scalarExpects(signed ? "i64" : "u64")}, got ${shown(v)}`);
   },
   /** A scratch copy of a buffer C writes into; {@linkcode RUNTIME.back} copies it back after the call. */
   buffer(m: CallMemory, v: unknown, opt: boolean, command: string, param: string): Uint8Array | null {

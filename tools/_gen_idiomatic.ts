@@ -13,7 +13,8 @@ import { emitIdiomaticCode } from "./_gen_idiomatic_code.ts";
 
 /**
  * What a C parameter becomes (the plan's first element; the rest depends on the role):
- * - `v` a value given as is; `b` a VkBool32 given as boolean; `n` pAllocator, always null;
+ * - `v` a value given as is [its default when left out, the kind of a 64-bit integer also taken as a
+ *   number]; `b` a VkBool32 given as boolean; `n` pAllocator, always null;
  * - `s` a C string [optional]; `st` a struct literal [struct, optional];
  * - `a` an input array [element kind, element, optional]; `c` a count filled from arrays [ffi kind, array
  *   parameters]; `fix` a fixed-size array [ffi kind, length]; `buf` bytes C writes into [optional];
@@ -86,6 +87,18 @@ class Analyzer {
     return String(this.#layouts.ffiType({ type, pointer: 0, dims: [] }));
   }
 
+  /**
+   * The FFI kind of a 64-bit integer that may also be given as a number (docs/api.md, "64-bit values"):
+   * `uint64_t`, `VkDeviceSize`, `size_t`, ...; not flags, enums or handles, which stay strict.
+   */
+  #wide(type: string): string | undefined {
+    if (!this.#scalar(type)) return undefined;
+    const ffi = this.#ffi(type);
+    if (!["u64", "i64", "usize", "isize"].includes(ffi)) return undefined;
+    const category = this.#layouts.resolve(type)?.category;
+    return category === "bitmask" || category === "enum" ? undefined : ffi;
+  }
+
   /** Whether a value of `type` can be read or written by value (not an external struct such as X11's `Display`). */
   #scalar(type: string): boolean {
     try {
@@ -103,6 +116,12 @@ class Analyzer {
     const ffi = this.#ffi(type);
     if (ffi === "bool") return "boolean";
     return this.#map.value(type, "result");
+  }
+
+  /** An input array's element type: as an output's, and a 64-bit integer also as a number. */
+  #inputElementTs(type: string): string {
+    const ts = this.#elementTs("scalar", type);
+    return this.#wide(type) && !ts.includes("number") ? `${ts} | number` : ts;
   }
 
   /** Whether output elements of `kind` `element` take a pNext chain: structs other structs extend. */
@@ -239,10 +258,13 @@ class Analyzer {
     if (p.dims.length) return ["fix", this.#ffi(p.type), p.dims.reduce((a, b) => a * b, 1)];
     if (p.pointer === 0) {
       if (p.type === "VkBool32") return ["b"];
-      if (!opt) return ["v"];
+      // A 64-bit integer also taken as a number carries its kind, for the run-time check.
+      const wide = this.#wide(p.type);
+      if (!opt) return wide ? ["v", undefined, wide] : ["v"];
       // vk.xml allows 0 (VK_NULL_HANDLE for a handle): the default when left out.
       const ffi = this.#ffi(p.type);
-      return ["v", ffi === "pointer" ? "null" : ffi === "u64" || ffi === "i64" ? "0n" : "0"];
+      const zero = ffi === "pointer" ? "null" : ffi === "u64" || ffi === "i64" ? "0n" : "0";
+      return wide ? ["v", zero, wide] : ["v", zero];
     }
     if (p.type === "VkAllocationCallbacks") return ["n"];
     const len = p.len?.split(",")[0];
@@ -309,9 +331,15 @@ class Analyzer {
       const p = params[i]!;
       const pn = paramName(p.name);
       switch (role[0]) {
-        case "v":
-          inputs.push({ name: pn, ts: this.#map.param(p, name), optional: role[1] !== undefined });
+        case "v": {
+          const ts = this.#map.param(p, name);
+          inputs.push({
+            name: pn,
+            ts: role[2] && !ts.includes("number") ? `${ts} | number` : ts,
+            optional: role[1] !== undefined,
+          });
           break;
+        }
         case "b":
           inputs.push({ name: pn, ts: "boolean", optional: false });
           break;
@@ -328,12 +356,12 @@ class Analyzer {
           else if (kind === "handle") ts = `readonly (${element} | null)[]`;
           else if (kind === "bytes") ts = "BufferSource";
           else if (kind === "strings") ts = "readonly string[]";
-          else ts = `ArrayLike<${this.#elementTs("scalar", p.type)}>`;
+          else ts = `ArrayLike<${this.#inputElementTs(p.type)}>`;
           inputs.push({ name: pn, ts, optional: opt });
           break;
         }
         case "fix":
-          inputs.push({ name: pn, ts: `ArrayLike<${this.#elementTs("scalar", p.type)}>`, optional: false });
+          inputs.push({ name: pn, ts: `ArrayLike<${this.#inputElementTs(p.type)}>`, optional: false });
           break;
         case "buf":
           inputs.push({ name: pn, ts: "BufferSource", optional: role[1] === true });

@@ -110,9 +110,18 @@ function commandCode(
     }
     const u = userOf[i];
     switch (kind) {
-      case "v":
-        prep.push(role[1] === undefined ? `const a${i} = ${u};` : `const a${i} = ${u} ?? ${role[1]};`);
+      case "v": {
+        const value = role[1] === undefined ? u! : `${u} ?? ${role[1]}`;
+        if (role[2] === undefined) prep.push(`const a${i} = ${value};`);
+        else {
+          // A bigint goes on as is; anything else is checked (a number must be a safe integer).
+          const signed = role[2] === "i64" || role[2] === "isize";
+          prep.push(
+            `const a${i} = typeof ${u} === "bigint" ? ${u} : rt.wide(${value}, ${signed}, ${q(name)}, ${P});`,
+          );
+        }
         break;
+      }
       case "b":
         prep.push(`const a${i} = ${u} ? 1 : 0;`);
         break;

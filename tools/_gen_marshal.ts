@@ -127,7 +127,9 @@ class Emitter {
 
   /** The store of a scalar of `kind` at byte expression `at`. */
   #store(kind: Kind, at: string, x: string, S: string, K: string): string {
-    if (kind === "u64" || kind === "i64") return `put64(m, ${at}, ${x}, ${S}, ${K})`;
+    if (kind === "u64" || kind === "i64") {
+      return `put${kind === "i64" ? "i" : ""}64(m, ${at}, ${x}, ${S}, ${K})`;
+    }
     if (kind === "pointer") return `putPointer(m, ${at}, ${x}, ${S}, ${K})`;
     return `${kind}(m, ${at}, ${x}, ${S}, ${K})`;
   }
@@ -320,6 +322,7 @@ const RUNTIME = [
   "num",
   "pointee",
   "put64",
+  "puti64",
   "putAddress",
   "putPointer",
   "str",

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { isPointerObject } from "./scalar.ts";
+import { isPointerObject, isWideNumber, scalarExpects } from "./scalar.ts";
 import type { Scratch } from "../ffi/scratch.ts";
 import { bytesOf, isBytes } from "../ffi/memory.ts";
 import { layoutOf } from "./struct_layout.ts";
@@ -160,22 +160,31 @@ export function f64(m: Scratch, o: number, v: unknown, struct: string, member: s
   return 1;
 }
 
-/** Stores a 64-bit integer at byte `o`: a bigint, an integer number, a boolean, or a pointer; 1. */
+/**
+ * Stores an unsigned 64-bit integer at byte `o`: a bigint (converted as C converts it), a non-negative safe
+ * integer, a boolean, or a pointer; 1.
+ */
 export function put64(m: Scratch, o: number, v: unknown, struct: string, member: string): number {
   if (typeof v === "bigint") {
     m.u64[o >> 3] = v;
-  } else if (typeof v === "number" && v >= 0 && Number.isInteger(v)) {
+  } else if (typeof v === "number" && v >= 0 && Number.isSafeInteger(v)) {
     m.u32[o >> 2] = v % TWO_32;
     m.u32[(o >> 2) + 1] = v / TWO_32;
-  } else if (typeof v === "number" && Number.isInteger(v)) {
-    m.u64[o >> 3] = BigInt(v);
   } else if (typeof v === "boolean") {
     m.u32[o >> 2] = v ? 1 : 0;
   } else if (v === null || isPointerObject(v)) {
     putPointer(m, o, v, struct, member);
   } else {
-    badValue(struct, member, v, "a bigint or pointer");
+    badValue(struct, member, v, scalarExpects("u64"));
   }
+  return 1;
+}
+
+/** Stores a signed 64-bit integer at byte `o`: as {@linkcode put64}, and a negative safe integer; 1. */
+export function puti64(m: Scratch, o: number, v: unknown, struct: string, member: string): number {
+  if (typeof v === "number" && v < 0 && isWideNumber(v, true)) m.u64[o >> 3] = BigInt(v);
+  else if (typeof v === "number" && !isWideNumber(v, true)) badValue(struct, member, v, scalarExpects("i64"));
+  else put64(m, o, v, struct, member);
   return 1;
 }
 
@@ -185,7 +194,7 @@ export function putPointer(m: Scratch, o: number, v: unknown, struct: string, me
   if (isPointerObject(v)) m.u64[o >> 3] = Deno.UnsafePointer.value(v);
   else if (typeof v === "bigint" || typeof v === "number" || typeof v === "boolean") {
     put64(m, o, v, struct, member);
-  } else badValue(struct, member, v, "a bigint or pointer");
+  } else badValue(struct, member, v, scalarExpects("pointer"));
   return 1;
 }
 
@@ -247,6 +256,9 @@ function putElement(m: Scratch, c: number, kind: string, x: unknown, struct: str
       return;
     case "pointer":
       putPointer(m, c, x, struct, member);
+      return;
+    case "i64":
+      puti64(m, c, x, struct, member);
       return;
     default:
       put64(m, c, x, struct, member);

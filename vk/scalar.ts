@@ -124,24 +124,44 @@ export function readScalar(view: DataView, offset: number, kind: ScalarKind): Sc
 }
 
 /**
- * What a `kind` scalar is written from, for error messages: "a bigint or pointer" for 64-bit kinds,
- * "a number" for the others (both also take booleans, as 1 and 0).
+ * What a `kind` scalar is written from, for error messages: a bigint, a safe integer or a pointer for
+ * 64-bit kinds, "a number" for the others (both also take booleans, as 1 and 0).
  *
  * @example Usage
  * ```ts
  * import { scalarExpects } from "./scalar.ts";
- * console.log(scalarExpects("u64"), "/", scalarExpects("f32")); // a bigint or pointer / a number
+ * console.log(scalarExpects("u64")); // a bigint, a non-negative safe integer or a pointer
  * ```
  */
 export function scalarExpects(kind: ScalarKind): string {
-  return SIZES[kind] === 8 && kind !== "f64" ? "a bigint or pointer" : "a number";
+  if (SIZES[kind] !== 8 || kind === "f64") return "a number";
+  return `a bigint, a ${SIGNED.has(kind) ? "" : "non-negative "}safe integer or a pointer`;
+}
+
+const SIGNED: ReadonlySet<ScalarKind> = new Set(["i64", "isize"]);
+
+/**
+ * Whether number `n` may stand for a 64-bit integer: a safe integer, not negative for an unsigned type
+ * (docs/api.md, "64-bit values"). Past 2^53 a number has already lost digits, and a negative one would wrap
+ * silently; a bigint holds any value and is converted as C converts it.
+ *
+ * @example Usage
+ * ```ts
+ * import { isWideNumber } from "./scalar.ts";
+ * console.log(isWideNumber(4096, false), isWideNumber(-1, false), isWideNumber(-1, true)); // true false true
+ * console.log(isWideNumber(2 ** 60, false), isWideNumber(1.5, true)); // false false
+ * ```
+ */
+export function isWideNumber(n: number, signed: boolean): boolean {
+  return Number.isSafeInteger(n) && (signed || n >= 0);
 }
 
 /**
- * Writes `value` as one `kind` scalar at `offset` of `view` (little-endian). 64-bit kinds take a bigint, an
- * integer number, a boolean, null or a pointer object; the others a number, a boolean or a bigint (32-bit
- * and narrower integers keep the low bits, so flags such as 0x80000000 and -1 as ~0u both fit). Returns
- * false, writing nothing, for a value the kind cannot take; the caller throws, naming the place.
+ * Writes `value` as one `kind` scalar at `offset` of `view` (little-endian). 64-bit kinds take a bigint, a
+ * safe integer number (not negative for unsigned kinds), a boolean, null or a pointer object; the others a
+ * number, a boolean or a bigint (32-bit and narrower integers keep the low bits, so flags such as 0x80000000
+ * and -1 as ~0u both fit). Returns false, writing nothing, for a value the kind cannot take; the caller
+ * throws, naming the place.
  *
  * @example Usage
  * ```ts
@@ -162,7 +182,7 @@ export function writeScalar(view: DataView, offset: number, kind: ScalarKind, va
       let v: bigint;
       if (typeof value === "bigint") v = value;
       else if (value === null || isPointerObject(value)) v = BigInt(Deno.UnsafePointer.value(value));
-      else if (typeof value === "number" && Number.isInteger(value)) v = BigInt(value);
+      else if (typeof value === "number" && isWideNumber(value, SIGNED.has(kind))) v = BigInt(value);
       else if (typeof value === "boolean") v = value ? 1n : 0n;
       else return false;
       view.setBigUint64(offset, BigInt.asUintN(64, v), true);

@@ -53,6 +53,8 @@ Deno.test("values a kind cannot take are refused and nothing is written", () => 
     ["u32", undefined],
     ["f32", {}],
     ["u64", 1.5],
+    ["u64", -1],
+    ["usize", 2 ** 53],
     ["u64", "1"],
     ["pointer", {}],
     ["usize", undefined],
@@ -74,7 +76,7 @@ Deno.test("struct members and idiomatic parameters refuse a wrong scalar naming 
   );
   assertThrows(
     () => writeStruct("VkBufferCreateInfo", { size: "4096" }),
-    /member "size" of "VkBufferCreateInfo": expected a bigint or pointer/,
+    /member "size" of "VkBufferCreateInfo": expected a bigint, a non-negative safe integer or a pointer/,
   );
   const m = RUNTIME.enter(0);
   try {
@@ -83,7 +85,7 @@ Deno.test("struct members and idiomatic parameters refuse a wrong scalar naming 
       {
         name: "TypeError",
         message:
-          'Cannot call "vkCmdBindVertexBuffers": parameter "pOffsets" expected a bigint or pointer, got string',
+          'Cannot call "vkCmdBindVertexBuffers": parameter "pOffsets" element 1: expected a bigint, a non-negative safe integer or a pointer, got "8"',
       },
     );
   } finally {

@@ -127,7 +127,7 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        const a2 = u2;
+        const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, "vkAcquireNextImageKHR", "timeout");
         const a3 = u3 ?? null;
         const a4 = u4 ?? null;
         const a5 = m.at(0);
@@ -594,7 +594,7 @@ export function commands() {
       const a0 = u0;
       const a1 = u1;
       const a2 = u2;
-      const a3 = u3;
+      const a3 = typeof u3 === "bigint" ? u3 : rt.wide(u3, false, "vkBindBufferMemory", "memoryOffset");
       check(a0, a1, a2, a3);
       const r = fn(a0, a1, a2, a3);
       if (r < 0) rt.fail(r, "vkBindBufferMemory");
@@ -712,7 +712,7 @@ export function commands() {
       const a0 = u0;
       const a1 = u1;
       const a2 = u2;
-      const a3 = u3;
+      const a3 = typeof u3 === "bigint" ? u3 : rt.wide(u3, false, "vkBindImageMemory", "memoryOffset");
       check(a0, a1, a2, a3);
       const r = fn(a0, a1, a2, a3);
       if (r < 0) rt.fail(r, "vkBindImageMemory");
@@ -1926,7 +1926,7 @@ export function commands() {
       }
       const a0 = u0;
       const a1 = u1 ?? null;
-      const a2 = u2;
+      const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, "vkCmdBindIndexBuffer", "offset");
       const a3 = u3;
       check(a0, a1, a2, a3);
       fn(a0, a1, a2, a3);
@@ -1944,8 +1944,8 @@ export function commands() {
       }
       const a0 = u0;
       const a1 = u1 ?? null;
-      const a2 = u2;
-      const a3 = u3;
+      const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, "vkCmdBindIndexBuffer2", "offset");
+      const a3 = typeof u3 === "bigint" ? u3 : rt.wide(u3, false, "vkCmdBindIndexBuffer2", "size");
       const a4 = u4;
       check(a0, a1, a2, a3, a4);
       fn(a0, a1, a2, a3, a4);
@@ -2549,12 +2549,16 @@ export function commands() {
             "pInfo",
           );}
         const a2 = u2 ?? null;
-        const a3 = u3;
+        const a3 = typeof u3 === "bigint"
+          ? u3
+          : rt.wide(u3, false, "vkCmdBuildAccelerationStructureNV", "instanceOffset");
         const a4 = u4 ? 1 : 0;
         const a5 = u5;
         const a6 = u6 ?? null;
         const a7 = u7;
-        const a8 = u8;
+        const a8 = typeof u8 === "bigint"
+          ? u8
+          : rt.wide(u8, false, "vkCmdBuildAccelerationStructureNV", "scratchOffset");
         check(a0, a1, a2, a3, a4, a5, a6, a7);
         fn(a0, a1, a2, a3, a4, a5, a6, a7, a8);
       } finally {
@@ -3765,7 +3769,9 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1;
+      const a1 = typeof u1 === "bigint"
+        ? u1
+        : rt.wide(u1, false, "vkCmdCopyMemoryIndirectNV", "copyBufferAddress");
       const a2 = u2;
       const a3 = u3;
       check(a0, a1, a2, a3);
@@ -3937,7 +3943,9 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = u1;
+        const a1 = typeof u1 === "bigint"
+          ? u1
+          : rt.wide(u1, false, "vkCmdCopyMemoryToImageIndirectNV", "copyBufferAddress");
         const a3 = u2;
         const a4 = u3;
         const a5 = u4;
@@ -4177,8 +4185,8 @@ export function commands() {
       const a2 = u2;
       const a3 = u3;
       const a4 = u4;
-      const a5 = u5;
-      const a6 = u6;
+      const a5 = typeof u5 === "bigint" ? u5 : rt.wide(u5, false, "vkCmdCopyQueryPoolResults", "dstOffset");
+      const a6 = typeof u6 === "bigint" ? u6 : rt.wide(u6, false, "vkCmdCopyQueryPoolResults", "stride");
       const a7 = u7 ?? 0;
       check(a0, a1, a2, a3, a4, a5, a6, a7);
       fn(a0, a1, a2, a3, a4, a5, a6, a7);
@@ -4582,8 +4590,12 @@ export function commands() {
       }
       const a0 = u0;
       const a1 = u1;
-      const a2 = u2;
-      const a3 = u3;
+      const a2 = typeof u2 === "bigint"
+        ? u2
+        : rt.wide(u2, false, "vkCmdDecompressMemoryIndirectCountEXT", "indirectCommandsAddress");
+      const a3 = typeof u3 === "bigint"
+        ? u3
+        : rt.wide(u3, false, "vkCmdDecompressMemoryIndirectCountEXT", "indirectCommandsCountAddress");
       const a4 = u4;
       const a5 = u5;
       check(a0, a1, a2, a3, a4, a5);
@@ -4601,8 +4613,12 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1;
-      const a2 = u2;
+      const a1 = typeof u1 === "bigint"
+        ? u1
+        : rt.wide(u1, false, "vkCmdDecompressMemoryIndirectCountNV", "indirectCommandsAddress");
+      const a2 = typeof u2 === "bigint"
+        ? u2
+        : rt.wide(u2, false, "vkCmdDecompressMemoryIndirectCountNV", "indirectCommandsCountAddress");
       const a3 = u3;
       check(a0, a1, a2, a3);
       fn(a0, a1, a2, a3);
@@ -4766,8 +4782,8 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = u1;
-        const a2 = u2;
+        const a1 = typeof u1 === "bigint" ? u1 : rt.wide(u1, false, "vkCmdDispatchGraphAMDX", "scratch");
+        const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, "vkCmdDispatchGraphAMDX", "scratchSize");
         let a3;
         if (rt.isLiteral(u3)) {
           const top = m.top;
@@ -4818,8 +4834,12 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = u1;
-        const a2 = u2;
+        const a1 = typeof u1 === "bigint"
+          ? u1
+          : rt.wide(u1, false, "vkCmdDispatchGraphIndirectAMDX", "scratch");
+        const a2 = typeof u2 === "bigint"
+          ? u2
+          : rt.wide(u2, false, "vkCmdDispatchGraphIndirectAMDX", "scratchSize");
         let a3;
         if (rt.isLiteral(u3)) {
           const top = m.top;
@@ -4866,9 +4886,15 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1;
-      const a2 = u2;
-      const a3 = u3;
+      const a1 = typeof u1 === "bigint"
+        ? u1
+        : rt.wide(u1, false, "vkCmdDispatchGraphIndirectCountAMDX", "scratch");
+      const a2 = typeof u2 === "bigint"
+        ? u2
+        : rt.wide(u2, false, "vkCmdDispatchGraphIndirectCountAMDX", "scratchSize");
+      const a3 = typeof u3 === "bigint"
+        ? u3
+        : rt.wide(u3, false, "vkCmdDispatchGraphIndirectCountAMDX", "countInfo");
       check(a0, a1, a2, a3);
       fn(a0, a1, a2, a3);
     };
@@ -4885,7 +4911,7 @@ export function commands() {
       }
       const a0 = u0;
       const a1 = u1;
-      const a2 = u2;
+      const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, "vkCmdDispatchIndirect", "offset");
       check(a0, a1, a2);
       fn(a0, a1, a2);
     };
@@ -5039,7 +5065,7 @@ export function commands() {
       }
       const a0 = u0;
       const a1 = u1;
-      const a2 = u2;
+      const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, "vkCmdDrawClusterIndirectHUAWEI", "offset");
       check(a0, a1, a2);
       fn(a0, a1, a2);
     };
@@ -5076,7 +5102,7 @@ export function commands() {
       }
       const a0 = u0;
       const a1 = u1;
-      const a2 = u2;
+      const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, "vkCmdDrawIndexedIndirect", "offset");
       const a3 = u3;
       const a4 = u4;
       check(a0, a1, a2, a3, a4);
@@ -5145,9 +5171,11 @@ export function commands() {
       }
       const a0 = u0;
       const a1 = u1;
-      const a2 = u2;
+      const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, "vkCmdDrawIndexedIndirectCount", "offset");
       const a3 = u3;
-      const a4 = u4;
+      const a4 = typeof u4 === "bigint"
+        ? u4
+        : rt.wide(u4, false, "vkCmdDrawIndexedIndirectCount", "countBufferOffset");
       const a5 = u5;
       const a6 = u6;
       check(a0, a1, a2, a3, a4, a5, a6);
@@ -5216,7 +5244,7 @@ export function commands() {
       }
       const a0 = u0;
       const a1 = u1;
-      const a2 = u2;
+      const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, "vkCmdDrawIndirect", "offset");
       const a3 = u3;
       const a4 = u4;
       check(a0, a1, a2, a3, a4);
@@ -5324,7 +5352,9 @@ export function commands() {
       const a1 = u1;
       const a2 = u2;
       const a3 = u3;
-      const a4 = u4;
+      const a4 = typeof u4 === "bigint"
+        ? u4
+        : rt.wide(u4, false, "vkCmdDrawIndirectByteCountEXT", "counterBufferOffset");
       const a5 = u5;
       const a6 = u6;
       check(a0, a1, a2, a3, a4, a5, a6);
@@ -5343,9 +5373,11 @@ export function commands() {
       }
       const a0 = u0;
       const a1 = u1;
-      const a2 = u2;
+      const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, "vkCmdDrawIndirectCount", "offset");
       const a3 = u3;
-      const a4 = u4;
+      const a4 = typeof u4 === "bigint"
+        ? u4
+        : rt.wide(u4, false, "vkCmdDrawIndirectCount", "countBufferOffset");
       const a5 = u5;
       const a6 = u6;
       check(a0, a1, a2, a3, a4, a5, a6);
@@ -5532,9 +5564,13 @@ export function commands() {
       }
       const a0 = u0;
       const a1 = u1;
-      const a2 = u2;
+      const a2 = typeof u2 === "bigint"
+        ? u2
+        : rt.wide(u2, false, "vkCmdDrawMeshTasksIndirectCountEXT", "offset");
       const a3 = u3;
-      const a4 = u4;
+      const a4 = typeof u4 === "bigint"
+        ? u4
+        : rt.wide(u4, false, "vkCmdDrawMeshTasksIndirectCountEXT", "countBufferOffset");
       const a5 = u5;
       const a6 = u6;
       check(a0, a1, a2, a3, a4, a5, a6);
@@ -5553,9 +5589,13 @@ export function commands() {
       }
       const a0 = u0;
       const a1 = u1;
-      const a2 = u2;
+      const a2 = typeof u2 === "bigint"
+        ? u2
+        : rt.wide(u2, false, "vkCmdDrawMeshTasksIndirectCountNV", "offset");
       const a3 = u3;
-      const a4 = u4;
+      const a4 = typeof u4 === "bigint"
+        ? u4
+        : rt.wide(u4, false, "vkCmdDrawMeshTasksIndirectCountNV", "countBufferOffset");
       const a5 = u5;
       const a6 = u6;
       check(a0, a1, a2, a3, a4, a5, a6);
@@ -5574,7 +5614,7 @@ export function commands() {
       }
       const a0 = u0;
       const a1 = u1;
-      const a2 = u2;
+      const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, "vkCmdDrawMeshTasksIndirectEXT", "offset");
       const a3 = u3;
       const a4 = u4;
       check(a0, a1, a2, a3, a4);
@@ -5593,7 +5633,7 @@ export function commands() {
       }
       const a0 = u0;
       const a1 = u1;
-      const a2 = u2;
+      const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, "vkCmdDrawMeshTasksIndirectNV", "offset");
       const a3 = u3;
       const a4 = u4;
       check(a0, a1, a2, a3, a4);
@@ -6309,8 +6349,8 @@ export function commands() {
       }
       const a0 = u0;
       const a1 = u1;
-      const a2 = u2;
-      const a3 = u3;
+      const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, "vkCmdFillBuffer", "dstOffset");
+      const a3 = typeof u3 === "bigint" ? u3 : rt.wide(u3, false, "vkCmdFillBuffer", "size");
       const a4 = u4;
       check(a0, a1, a2, a3, a4);
       fn(a0, a1, a2, a3, a4);
@@ -6363,8 +6403,12 @@ export function commands() {
       }
       const a0 = u0;
       const a1 = u1;
-      const a2 = u2;
-      const a3 = u3;
+      const a2 = typeof u2 === "bigint"
+        ? u2
+        : rt.wide(u2, false, "vkCmdInitializeGraphScratchMemoryAMDX", "scratch");
+      const a3 = typeof u3 === "bigint"
+        ? u3
+        : rt.wide(u3, false, "vkCmdInitializeGraphScratchMemoryAMDX", "scratchSize");
       check(a0, a1, a2, a3);
       fn(a0, a1, a2, a3);
     };
@@ -9678,7 +9722,9 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1;
+      const a1 = typeof u1 === "bigint"
+        ? u1
+        : rt.wide(u1, false, "vkCmdTraceRaysIndirect2KHR", "indirectDeviceAddress");
       check(a0, a1);
       fn(a0, a1);
     };
@@ -9810,7 +9856,9 @@ export function commands() {
             "vkCmdTraceRaysIndirectKHR",
             "pCallableShaderBindingTable",
           );}
-        const a5 = u5;
+        const a5 = typeof u5 === "bigint"
+          ? u5
+          : rt.wide(u5, false, "vkCmdTraceRaysIndirectKHR", "indirectDeviceAddress");
         check(a0, a1, a2, a3, a4, a5);
         fn(a0, a1, a2, a3, a4, a5);
       } finally {
@@ -9967,16 +10015,30 @@ export function commands() {
       }
       const a0 = u0;
       const a1 = u1;
-      const a2 = u2;
+      const a2 = typeof u2 === "bigint"
+        ? u2
+        : rt.wide(u2, false, "vkCmdTraceRaysNV", "raygenShaderBindingOffset");
       const a3 = u3 ?? null;
-      const a4 = u4;
-      const a5 = u5;
+      const a4 = typeof u4 === "bigint"
+        ? u4
+        : rt.wide(u4, false, "vkCmdTraceRaysNV", "missShaderBindingOffset");
+      const a5 = typeof u5 === "bigint"
+        ? u5
+        : rt.wide(u5, false, "vkCmdTraceRaysNV", "missShaderBindingStride");
       const a6 = u6 ?? null;
-      const a7 = u7;
-      const a8 = u8;
+      const a7 = typeof u7 === "bigint"
+        ? u7
+        : rt.wide(u7, false, "vkCmdTraceRaysNV", "hitShaderBindingOffset");
+      const a8 = typeof u8 === "bigint"
+        ? u8
+        : rt.wide(u8, false, "vkCmdTraceRaysNV", "hitShaderBindingStride");
       const a9 = u9 ?? null;
-      const a10 = u10;
-      const a11 = u11;
+      const a10 = typeof u10 === "bigint"
+        ? u10
+        : rt.wide(u10, false, "vkCmdTraceRaysNV", "callableShaderBindingOffset");
+      const a11 = typeof u11 === "bigint"
+        ? u11
+        : rt.wide(u11, false, "vkCmdTraceRaysNV", "callableShaderBindingStride");
       const a12 = u12;
       const a13 = u13;
       const a14 = u14;
@@ -9998,7 +10060,7 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        const a2 = u2;
+        const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, "vkCmdUpdateBuffer", "dstOffset");
         const a4 = rt.bytes(m, u3, false, "vkCmdUpdateBuffer", "pData");
         const n3_0 = rt.len(u3, "bytes", "vkCmdUpdateBuffer", "pData");
         const a3 = BigInt(n3_0);
@@ -10333,7 +10395,7 @@ export function commands() {
       const a0 = u0;
       const a1 = u1 ?? 0n;
       const a2 = u2;
-      const a3 = u3;
+      const a3 = typeof u3 === "bigint" ? u3 : rt.wide(u3, false, "vkCmdWriteBufferMarker2AMD", "dstOffset");
       const a4 = u4;
       check(a0, a1, a2, a3, a4);
       fn(a0, a1, a2, a3, a4);
@@ -10352,7 +10414,7 @@ export function commands() {
       const a0 = u0;
       const a1 = u1 ?? 0;
       const a2 = u2;
-      const a3 = u3;
+      const a3 = typeof u3 === "bigint" ? u3 : rt.wide(u3, false, "vkCmdWriteBufferMarkerAMD", "dstOffset");
       const a4 = u4;
       check(a0, a1, a2, a3, a4);
       fn(a0, a1, a2, a3, a4);
@@ -15195,8 +15257,8 @@ export function commands() {
         const a0 = u0;
         const a1 = u1;
         const a2 = u2;
-        const a3 = u3;
-        const a4 = u4;
+        const a3 = typeof u3 === "bigint" ? u3 : rt.wide(u3, false, "vkDebugReportMessageEXT", "object");
+        const a4 = typeof u4 === "bigint" ? u4 : rt.wide(u4, false, "vkDebugReportMessageEXT", "location");
         const a5 = u5;
         const a6 = rt.str(m, u6, false, "vkDebugReportMessageEXT", "pLayerPrefix");
         const a7 = rt.str(m, u7, false, "vkDebugReportMessageEXT", "pMessage");
@@ -18116,8 +18178,12 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1;
-      const a2 = u2;
+      const a1 = typeof u1 === "bigint"
+        ? u1
+        : rt.wide(u1, false, "vkGetDeviceCombinedImageSamplerIndexNVX", "imageViewIndex");
+      const a2 = typeof u2 === "bigint"
+        ? u2
+        : rt.wide(u2, false, "vkGetDeviceCombinedImageSamplerIndexNVX", "samplerIndex");
       check(a0, a1, a2);
       const r = fn(a0, a1, a2);
       return r;
@@ -18196,7 +18262,7 @@ export function commands() {
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = u1;
+        const a1 = typeof u1 === "bigint" ? u1 : rt.wide(u1, false, "vkGetDeviceFaultReportsKHR", "timeout");
         const a2 = m.at(0);
         let r, a3, o3;
         check(a0, a1, a2, a3);
@@ -23767,7 +23833,9 @@ export function commands() {
       const a0 = u0;
       const a1 = u1;
       const a2 = u2 ?? null;
-      const a3 = u3;
+      const a3 = typeof u3 === "bigint"
+        ? u3
+        : rt.wide(u3, false, "vkGetPhysicalDeviceXlibPresentationSupportKHR", "visualID");
       check(a0, a1, a2, a3);
       const r = fn(a0, a1, a2, a3);
       return r !== 0;
@@ -24340,7 +24408,7 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        const a2 = u2;
+        const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, "vkGetPrivateData", "objectHandle");
         const a3 = u3;
         const a4 = m.at(0);
         check(a0, a1, a2, a3, a4);
@@ -24370,7 +24438,7 @@ export function commands() {
         const a3 = u3;
         const b5 = rt.buffer(m, u4, false, "vkGetQueryPoolResults", "pData");
         const a5 = b5 === null ? null : m.pointer(b5);
-        const a6 = u5;
+        const a6 = typeof u5 === "bigint" ? u5 : rt.wide(u5, false, "vkGetQueryPoolResults", "stride");
         const a7 = u6 ?? 0;
         const n4_0 = rt.len(u4, "buf", "vkGetQueryPoolResults", "pData");
         const a4 = n4_0;
@@ -24480,7 +24548,7 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1 ?? null;
-        const a2 = u2;
+        const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, "vkGetRandROutputDisplayEXT", "rrOutput");
         const a3 = m.at(0);
         check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
@@ -26003,7 +26071,7 @@ export function commands() {
       }
       const a0 = u0;
       const a1 = u1;
-      const a2 = u2;
+      const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, "vkLatencySleepLegacyNV", "value");
       check(a0, a1, a2);
       fn(a0, a1, a2);
     };
@@ -26057,8 +26125,8 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        const a2 = u2;
-        const a3 = u3;
+        const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, "vkMapMemory", "offset");
+        const a3 = typeof u3 === "bigint" ? u3 : rt.wide(u3, false, "vkMapMemory", "size");
         const a4 = u4 ?? 0;
         const a5 = m.at(0);
         check(a0, a1, a2, a3, a4, a5);
@@ -27366,7 +27434,7 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1;
+      const a1 = typeof u1 === "bigint" ? u1 : rt.wide(u1, false, "vkSetLatencyMarkerLegacyNV", "frameID");
       const a2 = u2;
       check(a0, a1, a2);
       fn(a0, a1, a2);
@@ -27522,9 +27590,9 @@ export function commands() {
       }
       const a0 = u0;
       const a1 = u1;
-      const a2 = u2;
+      const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, "vkSetPrivateData", "objectHandle");
       const a3 = u3;
-      const a4 = u4;
+      const a4 = typeof u4 === "bigint" ? u4 : rt.wide(u4, false, "vkSetPrivateData", "data");
       check(a0, a1, a2, a3, a4);
       const r = fn(a0, a1, a2, a3, a4);
       if (r < 0) rt.fail(r, "vkSetPrivateData");
@@ -28086,7 +28154,7 @@ export function commands() {
         const a0 = u0;
         const a2 = rt.handles(m, "VkFence", u1, false, "vkWaitForFences", "pFences");
         const a3 = u2 ? 1 : 0;
-        const a4 = u3;
+        const a4 = typeof u3 === "bigint" ? u3 : rt.wide(u3, false, "vkWaitForFences", "timeout");
         const n1_0 = rt.len(u1, "handle", "vkWaitForFences", "pFences");
         const a1 = n1_0;
         check(a0, a1, a2, a3, a4);
@@ -28169,8 +28237,8 @@ export function commands() {
       }
       const a0 = u0;
       const a1 = u1;
-      const a2 = u2;
-      const a3 = u3;
+      const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, "vkWaitForPresentKHR", "presentId");
+      const a3 = typeof u3 === "bigint" ? u3 : rt.wide(u3, false, "vkWaitForPresentKHR", "timeout");
       check(a0, a1, a2, a3);
       const r = fn(a0, a1, a2, a3);
       if (r < 0) rt.fail(r, "vkWaitForPresentKHR");
@@ -28209,7 +28277,7 @@ export function commands() {
             a1 = rt.refit(m, top, e, E0, "VkSemaphoreWaitInfo", [u1], "vkWaitSemaphores", "pWaitInfo");
           }
         } else a1 = rt.struct(m, E0, "VkSemaphoreWaitInfo", u1, false, "vkWaitSemaphores", "pWaitInfo");
-        const a2 = u2;
+        const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, "vkWaitSemaphores", "timeout");
         check(a0, a1, a2);
         const r = fn(a0, a1, a2);
         if (r < 0) rt.fail(r, "vkWaitSemaphores");
@@ -28243,7 +28311,9 @@ export function commands() {
         const a3 = u2;
         const b5 = rt.buffer(m, u3, false, "vkWriteAccelerationStructuresPropertiesKHR", "pData");
         const a5 = b5 === null ? null : m.pointer(b5);
-        const a6 = u4;
+        const a6 = typeof u4 === "bigint"
+          ? u4
+          : rt.wide(u4, false, "vkWriteAccelerationStructuresPropertiesKHR", "stride");
         const n1_0 = rt.len(
           u1,
           "handle",
@@ -28279,7 +28349,9 @@ export function commands() {
         const a3 = u2;
         const b5 = rt.buffer(m, u3, false, "vkWriteMicromapsPropertiesEXT", "pData");
         const a5 = b5 === null ? null : m.pointer(b5);
-        const a6 = u4;
+        const a6 = typeof u4 === "bigint"
+          ? u4
+          : rt.wide(u4, false, "vkWriteMicromapsPropertiesEXT", "stride");
         const n1_0 = rt.len(u1, "handle", "vkWriteMicromapsPropertiesEXT", "pMicromaps");
         const a1 = n1_0;
         const n4_0 = rt.len(u3, "buf", "vkWriteMicromapsPropertiesEXT", "pData");

@@ -23,6 +23,7 @@ import {
   pointee,
   put64,
   putAddress,
+  puti64,
   putPointer,
   readNamed,
   str,
@@ -6398,10 +6399,10 @@ export function structs() {
     }
     if ((x = v.hasPrimary) !== undefined) seen += u32(m, o + 16, x, S, "hasPrimary");
     if ((x = v.hasRender) !== undefined) seen += u32(m, o + 20, x, S, "hasRender");
-    if ((x = v.primaryMajor) !== undefined) seen += put64(m, o + 24, x, S, "primaryMajor");
-    if ((x = v.primaryMinor) !== undefined) seen += put64(m, o + 32, x, S, "primaryMinor");
-    if ((x = v.renderMajor) !== undefined) seen += put64(m, o + 40, x, S, "renderMajor");
-    if ((x = v.renderMinor) !== undefined) seen += put64(m, o + 48, x, S, "renderMinor");
+    if ((x = v.primaryMajor) !== undefined) seen += puti64(m, o + 24, x, S, "primaryMajor");
+    if ((x = v.primaryMinor) !== undefined) seen += puti64(m, o + 32, x, S, "primaryMinor");
+    if ((x = v.renderMajor) !== undefined) seen += puti64(m, o + 40, x, S, "renderMajor");
+    if ((x = v.renderMinor) !== undefined) seen += puti64(m, o + 48, x, S, "renderMinor");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);

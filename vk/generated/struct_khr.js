@@ -25,6 +25,7 @@ import {
   pointee,
   put64,
   putAddress,
+  puti64,
   putPointer,
   readNamed,
   str,
@@ -3274,7 +3275,7 @@ export function structs() {
     const S = "VkPerformanceCounterResultKHR";
     let seen = 0, x;
     if ((x = v.int32) !== undefined) seen += i32(m, o, x, S, "int32");
-    if ((x = v.int64) !== undefined) seen += put64(m, o, x, S, "int64");
+    if ((x = v.int64) !== undefined) seen += puti64(m, o, x, S, "int64");
     if ((x = v.uint32) !== undefined) seen += u32(m, o, x, S, "uint32");
     if ((x = v.uint64) !== undefined) seen += put64(m, o, x, S, "uint64");
     if ((x = v.float32) !== undefined) seen += f32(m, o, x, S, "float32");
@@ -6161,7 +6162,7 @@ export function structs() {
     const S = "VkPipelineExecutableStatisticValueKHR";
     let seen = 0, x;
     if ((x = v.b32) !== undefined) seen += u32(m, o, x, S, "b32");
-    if ((x = v.i64) !== undefined) seen += put64(m, o, x, S, "i64");
+    if ((x = v.i64) !== undefined) seen += puti64(m, o, x, S, "i64");
     if ((x = v.u64) !== undefined) seen += put64(m, o, x, S, "u64");
     if ((x = v.f64) !== undefined) seen += f64(m, o, x, S, "f64");
     let keys = 0;

@@ -24,6 +24,7 @@ import {
   pointee,
   put64,
   putAddress,
+  puti64,
   putPointer,
   readNamed,
   str,
@@ -11985,7 +11986,7 @@ export function structs() {
     if ((x = v.maxPerDimensionTensorElements) !== undefined) {
       seen += put64(m, o + 32, x, S, "maxPerDimensionTensorElements");
     }
-    if ((x = v.maxTensorStride) !== undefined) seen += put64(m, o + 40, x, S, "maxTensorStride");
+    if ((x = v.maxTensorStride) !== undefined) seen += puti64(m, o + 40, x, S, "maxTensorStride");
     if ((x = v.maxTensorSize) !== undefined) seen += put64(m, o + 48, x, S, "maxTensorSize");
     if ((x = v.maxTensorShaderAccessArrayLength) !== undefined) {
       seen += u32(m, o + 56, x, S, "maxTensorShaderAccessArrayLength");

@@ -238,8 +238,8 @@ export interface VkIdiomaticCommands {
   readonly mapMemory: (
     device: VkDevice,
     memory: VkDeviceMemory,
-    offset: VkDeviceSize,
-    size: VkDeviceSize,
+    offset: VkDeviceSize | number,
+    size: VkDeviceSize | number,
     flags?: VkMemoryMapFlags | null,
   ) => ArrayBuffer;
   /** `vkUnmapMemory`, idiomatic. */
@@ -261,14 +261,14 @@ export interface VkIdiomaticCommands {
     device: VkDevice,
     buffer: VkBuffer,
     memory: VkDeviceMemory,
-    memoryOffset: VkDeviceSize,
+    memoryOffset: VkDeviceSize | number,
   ) => void;
   /** `vkBindImageMemory`, idiomatic. */
   readonly bindImageMemory: (
     device: VkDevice,
     image: VkImage,
     memory: VkDeviceMemory,
-    memoryOffset: VkDeviceSize,
+    memoryOffset: VkDeviceSize | number,
   ) => void;
   /** `vkGetBufferMemoryRequirements`, idiomatic. */
   readonly getBufferMemoryRequirements: (
@@ -313,7 +313,7 @@ export interface VkIdiomaticCommands {
     device: VkDevice,
     pFences: readonly (VkFence | null)[],
     waitAll: boolean,
-    timeout: bigint,
+    timeout: bigint | number,
   ) => "VK_SUCCESS" | "VK_TIMEOUT";
   /** `vkCreateSemaphore`, idiomatic. */
   readonly createSemaphore: (
@@ -336,7 +336,7 @@ export interface VkIdiomaticCommands {
     firstQuery: number,
     queryCount: number,
     pData: BufferSource,
-    stride: VkDeviceSize,
+    stride: VkDeviceSize | number,
     flags?: VkQueryResultFlags | null,
   ) => "VK_SUCCESS" | "VK_NOT_READY";
   /** `vkCreateBuffer`, idiomatic. */
@@ -432,15 +432,15 @@ export interface VkIdiomaticCommands {
   readonly cmdUpdateBuffer: (
     commandBuffer: VkCommandBuffer,
     dstBuffer: VkBuffer,
-    dstOffset: VkDeviceSize,
+    dstOffset: VkDeviceSize | number,
     pData: BufferSource,
   ) => void;
   /** `vkCmdFillBuffer`, idiomatic. */
   readonly cmdFillBuffer: (
     commandBuffer: VkCommandBuffer,
     dstBuffer: VkBuffer,
-    dstOffset: VkDeviceSize,
-    size: VkDeviceSize,
+    dstOffset: VkDeviceSize | number,
+    size: VkDeviceSize | number,
     data: number,
   ) => void;
   /** `vkCmdPipelineBarrier`, idiomatic. */
@@ -483,8 +483,8 @@ export interface VkIdiomaticCommands {
     firstQuery: number,
     queryCount: number,
     dstBuffer: VkBuffer,
-    dstOffset: VkDeviceSize,
-    stride: VkDeviceSize,
+    dstOffset: VkDeviceSize | number,
+    stride: VkDeviceSize | number,
     flags?: VkQueryResultFlags | null,
   ) => void;
   /** `vkCmdExecuteCommands`, idiomatic. */
@@ -630,7 +630,7 @@ export interface VkIdiomaticCommands {
   readonly cmdDispatchIndirect: (
     commandBuffer: VkCommandBuffer,
     buffer: VkBuffer,
-    offset: VkDeviceSize,
+    offset: VkDeviceSize | number,
   ) => void;
   /** `vkCmdSetEvent`, idiomatic. */
   readonly cmdSetEvent: (
@@ -738,7 +738,7 @@ export interface VkIdiomaticCommands {
   readonly cmdBindIndexBuffer: (
     commandBuffer: VkCommandBuffer,
     buffer: VkBuffer | null | undefined,
-    offset: VkDeviceSize,
+    offset: VkDeviceSize | number,
     indexType: VkIndexType,
   ) => void;
   /** `vkCmdBindVertexBuffers`, idiomatic. */
@@ -746,7 +746,7 @@ export interface VkIdiomaticCommands {
     commandBuffer: VkCommandBuffer,
     firstBinding: number,
     pBuffers: readonly (VkBuffer | null)[],
-    pOffsets: ArrayLike<VkDeviceSize>,
+    pOffsets: ArrayLike<VkDeviceSize | number>,
   ) => void;
   /** `vkCmdDraw`, idiomatic. */
   readonly cmdDraw: (
@@ -769,7 +769,7 @@ export interface VkIdiomaticCommands {
   readonly cmdDrawIndirect: (
     commandBuffer: VkCommandBuffer,
     buffer: VkBuffer,
-    offset: VkDeviceSize,
+    offset: VkDeviceSize | number,
     drawCount: number,
     stride: number,
   ) => void;
@@ -777,7 +777,7 @@ export interface VkIdiomaticCommands {
   readonly cmdDrawIndexedIndirect: (
     commandBuffer: VkCommandBuffer,
     buffer: VkBuffer,
-    offset: VkDeviceSize,
+    offset: VkDeviceSize | number,
     drawCount: number,
     stride: number,
   ) => void;
@@ -1208,7 +1208,7 @@ export interface VkIdiomaticCommands {
   readonly waitSemaphores: (
     device: VkDevice,
     pWaitInfo: VkStructInputs["VkSemaphoreWaitInfo"],
-    timeout: bigint,
+    timeout: bigint | number,
   ) => "VK_SUCCESS" | "VK_TIMEOUT";
   /** `vkWaitSemaphoresKHR`: alias of {@linkcode VkIdiomaticCommands.waitSemaphores}. */
   readonly waitSemaphoresKHR: VkIdiomaticCommands["waitSemaphores"];
@@ -1243,9 +1243,9 @@ export interface VkIdiomaticCommands {
   readonly cmdDrawIndirectCount: (
     commandBuffer: VkCommandBuffer,
     buffer: VkBuffer,
-    offset: VkDeviceSize,
+    offset: VkDeviceSize | number,
     countBuffer: VkBuffer,
-    countBufferOffset: VkDeviceSize,
+    countBufferOffset: VkDeviceSize | number,
     maxDrawCount: number,
     stride: number,
   ) => void;
@@ -1257,9 +1257,9 @@ export interface VkIdiomaticCommands {
   readonly cmdDrawIndexedIndirectCount: (
     commandBuffer: VkCommandBuffer,
     buffer: VkBuffer,
-    offset: VkDeviceSize,
+    offset: VkDeviceSize | number,
     countBuffer: VkBuffer,
-    countBufferOffset: VkDeviceSize,
+    countBufferOffset: VkDeviceSize | number,
     maxDrawCount: number,
     stride: number,
   ) => void;
@@ -1318,9 +1318,9 @@ export interface VkIdiomaticCommands {
   readonly setPrivateData: (
     device: VkDevice,
     objectType: VkObjectType,
-    objectHandle: bigint,
+    objectHandle: bigint | number,
     privateDataSlot: VkPrivateDataSlot,
-    data: bigint,
+    data: bigint | number,
   ) => void;
   /** `vkSetPrivateDataEXT`: alias of {@linkcode VkIdiomaticCommands.setPrivateData}. */
   readonly setPrivateDataEXT: VkIdiomaticCommands["setPrivateData"];
@@ -1328,7 +1328,7 @@ export interface VkIdiomaticCommands {
   readonly getPrivateData: (
     device: VkDevice,
     objectType: VkObjectType,
-    objectHandle: bigint,
+    objectHandle: bigint | number,
     privateDataSlot: VkPrivateDataSlot,
   ) => bigint;
   /** `vkGetPrivateDataEXT`: alias of {@linkcode VkIdiomaticCommands.getPrivateData}. */
@@ -1528,9 +1528,9 @@ export interface VkIdiomaticCommands {
     commandBuffer: VkCommandBuffer,
     firstBinding: number,
     pBuffers: readonly (VkBuffer | null)[],
-    pOffsets: ArrayLike<VkDeviceSize>,
-    pSizes?: ArrayLike<VkDeviceSize> | null,
-    pStrides?: ArrayLike<VkDeviceSize> | null,
+    pOffsets: ArrayLike<VkDeviceSize | number>,
+    pSizes?: ArrayLike<VkDeviceSize | number> | null,
+    pStrides?: ArrayLike<VkDeviceSize | number> | null,
   ) => void;
   /** `vkCmdBindVertexBuffers2EXT`: alias of {@linkcode VkIdiomaticCommands.cmdBindVertexBuffers2}. */
   readonly cmdBindVertexBuffers2EXT: VkIdiomaticCommands["cmdBindVertexBuffers2"];
@@ -1740,8 +1740,8 @@ export interface VkIdiomaticCommands {
   readonly cmdBindIndexBuffer2: (
     commandBuffer: VkCommandBuffer,
     buffer: VkBuffer | null | undefined,
-    offset: VkDeviceSize,
-    size: VkDeviceSize,
+    offset: VkDeviceSize | number,
+    size: VkDeviceSize | number,
     indexType: VkIndexType,
   ) => void;
   /** `vkCmdBindIndexBuffer2KHR`: alias of {@linkcode VkIdiomaticCommands.cmdBindIndexBuffer2}. */
@@ -1804,7 +1804,7 @@ export interface VkIdiomaticCommands {
   readonly acquireNextImageKHR: (
     device: VkDevice,
     swapchain: VkSwapchainKHR,
-    timeout: bigint,
+    timeout: bigint | number,
     semaphore?: VkSemaphore | null,
     fence?: VkFence | null,
   ) => {
@@ -1888,7 +1888,7 @@ export interface VkIdiomaticCommands {
     physicalDevice: VkPhysicalDevice,
     queueFamilyIndex: number,
     dpy: Deno.PointerValue,
-    visualID: bigint,
+    visualID: bigint | number,
   ) => boolean;
   /** `vkCreateXcbSurfaceKHR`, idiomatic. */
   readonly createXcbSurfaceKHR: (
@@ -1943,7 +1943,7 @@ export interface VkIdiomaticCommands {
     instance: VkInstance,
     flags: VkDebugReportFlagsEXT,
     objectType: VkDebugReportObjectTypeEXT,
-    object_: bigint,
+    object_: bigint | number,
     location: number | bigint,
     messageCode: number,
     pLayerPrefix: string,
@@ -2080,22 +2080,22 @@ export interface VkIdiomaticCommands {
     commandBuffer: VkCommandBuffer,
     firstBinding: number,
     pBuffers: readonly (VkBuffer | null)[],
-    pOffsets: ArrayLike<VkDeviceSize>,
-    pSizes?: ArrayLike<VkDeviceSize> | null,
+    pOffsets: ArrayLike<VkDeviceSize | number>,
+    pSizes?: ArrayLike<VkDeviceSize | number> | null,
   ) => void;
   /** `vkCmdBeginTransformFeedbackEXT`, idiomatic. */
   readonly cmdBeginTransformFeedbackEXT: (
     commandBuffer: VkCommandBuffer,
     firstCounterBuffer: number,
     pCounterBuffers?: readonly (VkBuffer | null)[] | null,
-    pCounterBufferOffsets?: ArrayLike<VkDeviceSize> | null,
+    pCounterBufferOffsets?: ArrayLike<VkDeviceSize | number> | null,
   ) => void;
   /** `vkCmdEndTransformFeedbackEXT`, idiomatic. */
   readonly cmdEndTransformFeedbackEXT: (
     commandBuffer: VkCommandBuffer,
     firstCounterBuffer: number,
     pCounterBuffers?: readonly (VkBuffer | null)[] | null,
-    pCounterBufferOffsets?: ArrayLike<VkDeviceSize> | null,
+    pCounterBufferOffsets?: ArrayLike<VkDeviceSize | number> | null,
   ) => void;
   /** `vkCmdBeginQueryIndexedEXT`, idiomatic. */
   readonly cmdBeginQueryIndexedEXT: (
@@ -2118,7 +2118,7 @@ export interface VkIdiomaticCommands {
     instanceCount: number,
     firstInstance: number,
     counterBuffer: VkBuffer,
-    counterBufferOffset: VkDeviceSize,
+    counterBufferOffset: VkDeviceSize | number,
     counterOffset: number,
     vertexStride: number,
   ) => void;
@@ -2159,8 +2159,8 @@ export interface VkIdiomaticCommands {
   /** `vkGetDeviceCombinedImageSamplerIndexNVX`, idiomatic. */
   readonly getDeviceCombinedImageSamplerIndexNVX: (
     device: VkDevice,
-    imageViewIndex: bigint,
-    samplerIndex: bigint,
+    imageViewIndex: bigint | number,
+    samplerIndex: bigint | number,
   ) => bigint;
   /** `vkGetShaderInfoAMD`, idiomatic. */
   readonly getShaderInfoAMD: (
@@ -2259,7 +2259,7 @@ export interface VkIdiomaticCommands {
   readonly getRandROutputDisplayEXT: (
     physicalDevice: VkPhysicalDevice,
     dpy: Deno.PointerValue,
-    rrOutput: bigint,
+    rrOutput: bigint | number,
   ) => VkDisplayKHR;
   /** `vkGetPhysicalDeviceSurfaceCapabilities2EXT`, idiomatic. */
   readonly getPhysicalDeviceSurfaceCapabilities2EXT: (
@@ -2593,29 +2593,29 @@ export interface VkIdiomaticCommands {
   readonly cmdInitializeGraphScratchMemoryAMDX: (
     commandBuffer: VkCommandBuffer,
     executionGraph: VkPipeline,
-    scratch: VkDeviceAddress,
-    scratchSize: VkDeviceSize,
+    scratch: VkDeviceAddress | number,
+    scratchSize: VkDeviceSize | number,
   ) => void;
   /** `vkCmdDispatchGraphAMDX`, idiomatic. */
   readonly cmdDispatchGraphAMDX: (
     commandBuffer: VkCommandBuffer,
-    scratch: VkDeviceAddress,
-    scratchSize: VkDeviceSize,
+    scratch: VkDeviceAddress | number,
+    scratchSize: VkDeviceSize | number,
     pCountInfo: VkStructInputs["VkDispatchGraphCountInfoAMDX"],
   ) => void;
   /** `vkCmdDispatchGraphIndirectAMDX`, idiomatic. */
   readonly cmdDispatchGraphIndirectAMDX: (
     commandBuffer: VkCommandBuffer,
-    scratch: VkDeviceAddress,
-    scratchSize: VkDeviceSize,
+    scratch: VkDeviceAddress | number,
+    scratchSize: VkDeviceSize | number,
     pCountInfo: VkStructInputs["VkDispatchGraphCountInfoAMDX"],
   ) => void;
   /** `vkCmdDispatchGraphIndirectCountAMDX`, idiomatic. */
   readonly cmdDispatchGraphIndirectCountAMDX: (
     commandBuffer: VkCommandBuffer,
-    scratch: VkDeviceAddress,
-    scratchSize: VkDeviceSize,
-    countInfo: VkDeviceAddress,
+    scratch: VkDeviceAddress | number,
+    scratchSize: VkDeviceSize | number,
+    countInfo: VkDeviceAddress | number,
   ) => void;
   /** `vkWriteSamplerDescriptorsEXT`, idiomatic. */
   readonly writeSamplerDescriptorsEXT: (
@@ -2697,7 +2697,7 @@ export interface VkIdiomaticCommands {
   readonly cmdBuildAccelerationStructuresIndirectKHR: (
     commandBuffer: VkCommandBuffer,
     pInfos: readonly VkStructInputs["VkAccelerationStructureBuildGeometryInfoKHR"][],
-    pIndirectDeviceAddresses: ArrayLike<VkDeviceAddress>,
+    pIndirectDeviceAddresses: ArrayLike<VkDeviceAddress | number>,
     pIndirectStrides: ArrayLike<number>,
     ppMaxPrimitiveCounts: Deno.PointerValue,
   ) => void;
@@ -2861,12 +2861,12 @@ export interface VkIdiomaticCommands {
     commandBuffer: VkCommandBuffer,
     pInfo: VkStructInputs["VkAccelerationStructureInfoNV"],
     instanceData: VkBuffer | null | undefined,
-    instanceOffset: VkDeviceSize,
+    instanceOffset: VkDeviceSize | number,
     update: boolean,
     dst: VkAccelerationStructureNV,
     src: VkAccelerationStructureNV | null | undefined,
     scratch: VkBuffer,
-    scratchOffset: VkDeviceSize,
+    scratchOffset: VkDeviceSize | number,
   ) => void;
   /** `vkCmdCopyAccelerationStructureNV`, idiomatic. */
   readonly cmdCopyAccelerationStructureNV: (
@@ -2879,16 +2879,16 @@ export interface VkIdiomaticCommands {
   readonly cmdTraceRaysNV: (
     commandBuffer: VkCommandBuffer,
     raygenShaderBindingTableBuffer: VkBuffer,
-    raygenShaderBindingOffset: VkDeviceSize,
+    raygenShaderBindingOffset: VkDeviceSize | number,
     missShaderBindingTableBuffer: VkBuffer | null | undefined,
-    missShaderBindingOffset: VkDeviceSize,
-    missShaderBindingStride: VkDeviceSize,
+    missShaderBindingOffset: VkDeviceSize | number,
+    missShaderBindingStride: VkDeviceSize | number,
     hitShaderBindingTableBuffer: VkBuffer | null | undefined,
-    hitShaderBindingOffset: VkDeviceSize,
-    hitShaderBindingStride: VkDeviceSize,
+    hitShaderBindingOffset: VkDeviceSize | number,
+    hitShaderBindingStride: VkDeviceSize | number,
     callableShaderBindingTableBuffer: VkBuffer | null | undefined,
-    callableShaderBindingOffset: VkDeviceSize,
-    callableShaderBindingStride: VkDeviceSize,
+    callableShaderBindingOffset: VkDeviceSize | number,
+    callableShaderBindingStride: VkDeviceSize | number,
     width: number,
     height: number,
     depth: number,
@@ -2939,7 +2939,7 @@ export interface VkIdiomaticCommands {
     commandBuffer: VkCommandBuffer,
     pipelineStage: VkPipelineStageFlagBits | null | undefined,
     dstBuffer: VkBuffer,
-    dstOffset: VkDeviceSize,
+    dstOffset: VkDeviceSize | number,
     marker: number,
   ) => void;
   /** `vkCmdWriteBufferMarker2AMD`, idiomatic. */
@@ -2947,7 +2947,7 @@ export interface VkIdiomaticCommands {
     commandBuffer: VkCommandBuffer,
     stage: VkPipelineStageFlags2 | null | undefined,
     dstBuffer: VkBuffer,
-    dstOffset: VkDeviceSize,
+    dstOffset: VkDeviceSize | number,
     marker: number,
   ) => void;
   /** `vkGetPhysicalDeviceCalibrateableTimeDomainsKHR`, idiomatic. */
@@ -2970,7 +2970,7 @@ export interface VkIdiomaticCommands {
   readonly cmdDrawMeshTasksIndirectNV: (
     commandBuffer: VkCommandBuffer,
     buffer: VkBuffer,
-    offset: VkDeviceSize,
+    offset: VkDeviceSize | number,
     drawCount: number,
     stride: number,
   ) => void;
@@ -2978,9 +2978,9 @@ export interface VkIdiomaticCommands {
   readonly cmdDrawMeshTasksIndirectCountNV: (
     commandBuffer: VkCommandBuffer,
     buffer: VkBuffer,
-    offset: VkDeviceSize,
+    offset: VkDeviceSize | number,
     countBuffer: VkBuffer,
-    countBufferOffset: VkDeviceSize,
+    countBufferOffset: VkDeviceSize | number,
     maxDrawCount: number,
     stride: number,
   ) => void;
@@ -3106,8 +3106,8 @@ export interface VkIdiomaticCommands {
   readonly waitForPresentKHR: (
     device: VkDevice,
     swapchain: VkSwapchainKHR,
-    presentId: bigint,
-    timeout: bigint,
+    presentId: bigint | number,
+    timeout: bigint | number,
   ) => "VK_SUCCESS" | "VK_TIMEOUT" | "VK_SUBOPTIMAL_KHR";
   /** `vkGetPhysicalDeviceCooperativeMatrixPropertiesNV`, idiomatic. */
   readonly getPhysicalDeviceCooperativeMatrixPropertiesNV: (
@@ -3357,9 +3357,13 @@ export interface VkIdiomaticCommands {
     minimumIntervalUs: number,
   ) => void;
   /** `vkLatencySleepLegacyNV`, idiomatic. */
-  readonly latencySleepLegacyNV: (device: VkDevice, signalSemaphore: VkSemaphore, value: bigint) => void;
+  readonly latencySleepLegacyNV: (
+    device: VkDevice,
+    signalSemaphore: VkSemaphore,
+    value: bigint | number,
+  ) => void;
   /** `vkSetLatencyMarkerLegacyNV`, idiomatic. */
-  readonly setLatencyMarkerLegacyNV: (device: VkDevice, frameID: bigint, marker: number) => void;
+  readonly setLatencyMarkerLegacyNV: (device: VkDevice, frameID: bigint | number, marker: number) => void;
   /** `vkGetLatencyTimingsLegacyNV`, idiomatic. */
   readonly getLatencyTimingsLegacyNV: (device: VkDevice, pTimings: Deno.PointerValue) => void;
   /** `vkQueueNotifyOutOfBandLegacyNV`, idiomatic. */
@@ -3416,7 +3420,7 @@ export interface VkIdiomaticCommands {
     layout: VkPipelineLayout,
     firstSet: number,
     pBufferIndices: ArrayLike<number>,
-    pOffsets: ArrayLike<VkDeviceSize>,
+    pOffsets: ArrayLike<VkDeviceSize | number>,
   ) => void;
   /** `vkCmdBindDescriptorBufferEmbeddedSamplersEXT`, idiomatic. */
   readonly cmdBindDescriptorBufferEmbeddedSamplersEXT: (
@@ -3599,7 +3603,7 @@ export interface VkIdiomaticCommands {
   readonly cmdDrawMeshTasksIndirectEXT: (
     commandBuffer: VkCommandBuffer,
     buffer: VkBuffer,
-    offset: VkDeviceSize,
+    offset: VkDeviceSize | number,
     drawCount: number,
     stride: number,
   ) => void;
@@ -3607,9 +3611,9 @@ export interface VkIdiomaticCommands {
   readonly cmdDrawMeshTasksIndirectCountEXT: (
     commandBuffer: VkCommandBuffer,
     buffer: VkBuffer,
-    offset: VkDeviceSize,
+    offset: VkDeviceSize | number,
     countBuffer: VkBuffer,
-    countBufferOffset: VkDeviceSize,
+    countBufferOffset: VkDeviceSize | number,
     maxDrawCount: number,
     stride: number,
   ) => void;
@@ -3676,7 +3680,7 @@ export interface VkIdiomaticCommands {
     pMissShaderBindingTable: VkStructInputs["VkStridedDeviceAddressRegionKHR"],
     pHitShaderBindingTable: VkStructInputs["VkStridedDeviceAddressRegionKHR"],
     pCallableShaderBindingTable: VkStructInputs["VkStridedDeviceAddressRegionKHR"],
-    indirectDeviceAddress: VkDeviceAddress,
+    indirectDeviceAddress: VkDeviceAddress | number,
   ) => void;
   /** `vkGetRayTracingShaderGroupStackSizeKHR`, idiomatic. */
   readonly getRayTracingShaderGroupStackSizeKHR: (
@@ -3788,7 +3792,7 @@ export interface VkIdiomaticCommands {
   /** `vkCmdTraceRaysIndirect2KHR`, idiomatic. */
   readonly cmdTraceRaysIndirect2KHR: (
     commandBuffer: VkCommandBuffer,
-    indirectDeviceAddress: VkDeviceAddress,
+    indirectDeviceAddress: VkDeviceAddress | number,
   ) => void;
   /** `vkCmdDrawMultiEXT`, idiomatic. */
   readonly cmdDrawMultiEXT: (
@@ -3896,7 +3900,7 @@ export interface VkIdiomaticCommands {
   readonly cmdDrawClusterIndirectHUAWEI: (
     commandBuffer: VkCommandBuffer,
     buffer: VkBuffer,
-    offset: VkDeviceSize,
+    offset: VkDeviceSize | number,
   ) => void;
   /** `vkSetDeviceMemoryPriorityEXT`, idiomatic. */
   readonly setDeviceMemoryPriorityEXT: (device: VkDevice, memory: VkDeviceMemory, priority: number) => void;
@@ -3918,14 +3922,14 @@ export interface VkIdiomaticCommands {
   /** `vkCmdCopyMemoryIndirectNV`, idiomatic. */
   readonly cmdCopyMemoryIndirectNV: (
     commandBuffer: VkCommandBuffer,
-    copyBufferAddress: VkDeviceAddress,
+    copyBufferAddress: VkDeviceAddress | number,
     copyCount: number,
     stride: number,
   ) => void;
   /** `vkCmdCopyMemoryToImageIndirectNV`, idiomatic. */
   readonly cmdCopyMemoryToImageIndirectNV: (
     commandBuffer: VkCommandBuffer,
-    copyBufferAddress: VkDeviceAddress,
+    copyBufferAddress: VkDeviceAddress | number,
     stride: number,
     dstImage: VkImage,
     dstImageLayout: VkImageLayout,
@@ -3939,8 +3943,8 @@ export interface VkIdiomaticCommands {
   /** `vkCmdDecompressMemoryIndirectCountNV`, idiomatic. */
   readonly cmdDecompressMemoryIndirectCountNV: (
     commandBuffer: VkCommandBuffer,
-    indirectCommandsAddress: VkDeviceAddress,
-    indirectCommandsCountAddress: VkDeviceAddress,
+    indirectCommandsAddress: VkDeviceAddress | number,
+    indirectCommandsCountAddress: VkDeviceAddress | number,
     stride: number,
   ) => void;
   /**
@@ -4526,8 +4530,8 @@ export interface VkIdiomaticCommands {
   readonly cmdDecompressMemoryIndirectCountEXT: (
     commandBuffer: VkCommandBuffer,
     decompressionMethod: VkMemoryDecompressionMethodFlagsEXT,
-    indirectCommandsAddress: VkDeviceAddress,
-    indirectCommandsCountAddress: VkDeviceAddress,
+    indirectCommandsAddress: VkDeviceAddress | number,
+    indirectCommandsCountAddress: VkDeviceAddress | number,
     maxDecompressionCount: number,
     stride: number,
   ) => void;
@@ -4636,7 +4640,7 @@ export interface VkIdiomaticCommands {
   /** `vkGetDeviceFaultReportsKHR`, idiomatic. Returns its success code (VK_SUCCESS, VK_TIMEOUT). */
   readonly getDeviceFaultReportsKHR: (
     device: VkDevice,
-    timeout: bigint,
+    timeout: bigint | number,
   ) => {
     readonly result: "VK_SUCCESS" | "VK_TIMEOUT";
     readonly faultInfo: VkStructs["VkDeviceFaultInfoKHR"][];
