@@ -343,14 +343,14 @@ function writeGiven(
   );
   if (pNext === undefined || pNext === null) return;
   if (layout.members[1]?.name !== "pNext") {
-    throw new TypeError(`Cannot write pNext links through "${type}" of "${command}": it has no pNext`);
+    throw new TypeError(`Cannot write extending structs through "${type}" of "${command}": it has no pNext`);
   }
   for (const link of Array.isArray(pNext) ? pNext : [pNext]) {
     const linkType = isLiteral(link) ? (link as { type?: unknown }).type : undefined;
     const linkLayout = typeof linkType === "string" ? findLayout(linkType) : undefined;
     if (linkLayout?.sType === undefined) {
       throw new TypeError(
-        `Cannot write pNext link ${
+        `Cannot write extending struct ${
           JSON.stringify(linkType ?? link)
         } of "${type}" of "${command}": expected { type, ...members } of a struct with sType`,
       );

@@ -147,7 +147,7 @@ export function emitStructs(
   };
 
   // The literal a user writes, for a struct's documentation: the required members with a sample value,
-  // then the optional ones by name (counts, sType and pNext links are filled in by writeStruct).
+  // then the optional ones by name (counts, sType and pNext chains are filled in by writeStruct).
   const sample = (m: Decl, required: boolean): string => {
     const t = layouts.resolve(m.type);
     const group = t ? reg.enumGroups.get(t.category === "bitmask" ? (t.flagBits ?? "") : t.name) : undefined;

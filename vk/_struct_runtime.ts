@@ -10,7 +10,7 @@ import type { Scratch } from "../ffi/scratch.ts";
 import { bytesOf, isBytes } from "../ffi/memory.ts";
 import { layoutOf } from "./struct_layout.ts";
 
-/** A generated writer: `v` as the struct at byte `o` of `m`; `k` extra keys allowed (a link's `type`). */
+/** A generated writer: `v` as the struct at byte `o` of `m`; `k` extra keys allowed (a pNext struct's type). */
 export type StructWriterFn = (m: Scratch, o: number, v: unknown, k: number) => void;
 /** A generated reader: the struct at byte `o` of `m` as a plain object. */
 export type StructReaderFn = (m: Scratch, o: number) => Record<string, unknown>;
@@ -22,7 +22,7 @@ const TWO_32 = 4294967296;
 /** A struct's entry by name: set by vk/marshal.ts, which imports the generated index. */
 let entryOf: (name: string) => StructEntry | undefined = () => undefined;
 
-/** Where the generated writers find other structs' entries (pNext links, structs of another file). */
+/** Where the generated writers find other structs' entries (extending structs, structs of another file). */
 export function setStructEntries(lookup: (name: string) => StructEntry | undefined): void {
   entryOf = lookup;
 }
@@ -43,7 +43,10 @@ export function readNamed(name: string, m: Scratch, o: number): Record<string, u
   return named(name)[1](m, o);
 }
 
-/** Writes a pNext chain (a pointer, one link `{ type, ...members }` or a list of them) and its address at byte `o`. */
+/**
+ * Writes a pNext chain (a pointer, one extending struct `{ type, ...members }` or a list of them) and its
+ * address at byte `o`.
+ */
 export function writeChain(m: Scratch, o: number, x: unknown, owner: string): void {
   if (x === null || typeof x !== "object" || isPointerObject(x)) {
     putPointer(m, o, x, owner, "pNext");
@@ -86,7 +89,7 @@ export function mismatch(struct: string, count: string, a: string, na: number, b
   throw new RangeError(`Cannot fill "${count}" of "${struct}": "${a}" has ${na} and "${b}" has ${nb}`);
 }
 
-/** Throws for the first key of `v` that is not a member of `struct` (`type` names a chain link). */
+/** Throws for the first key of `v` that is not a member of `struct` (`type` names an extending struct). */
 export function unknown(v: unknown, struct: string): void {
   const members = layoutOf(struct).members;
   for (const key of Object.keys(v as object)) {

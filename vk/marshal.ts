@@ -10,7 +10,7 @@ import { setStructEntries, type StructEntry } from "./_struct_runtime.ts";
 import { structEntry } from "./generated/struct_marshal.js";
 
 export type { StructEntry };
-/** The pNext-link writer and pointer reader of the generated code, for the idiomatic API's compiled calls. */
+/** The pNext chain writer and pointer reader of the generated code, for the idiomatic API's compiled calls. */
 export { getPointer, writeChain } from "./_struct_runtime.ts";
 
 /**

@@ -8,5 +8,5 @@
 /** A struct given as a plain object: member names to values. */
 export type StructInput = { readonly [member: string]: unknown };
 
-/** One link of a pNext chain: the struct's name in `type`, its members beside it. */
+/** One extending struct of a pNext chain: the struct's name in `type`, its members beside it. */
 export type ChainInput = StructInput & { readonly type: string };

@@ -13,8 +13,8 @@ import { entryOf } from "./marshal.ts";
 import type { VkChainRead, VkStructChains, VkStructName, VkStructs } from "./generated/vk_structs.ts";
 
 /**
- * One link of the pNext chain of `P` as {@linkcode readChain} returns it: `type` names which struct it is
- * (declared with the generated types, which programs do not check again).
+ * One extending struct of the pNext chain of `P` as {@linkcode readChain} returns it: `type` names which
+ * struct it is (declared with the generated types, which programs do not check again).
  */
 export type ChainRead<P extends keyof VkStructChains> = VkChainRead<P>;
 

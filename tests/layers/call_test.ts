@@ -324,3 +324,31 @@ for (const placement of PLACEMENTS) {
     });
   });
 }
+
+Deno.test("setOutput refuses extending structs it cannot write, naming the struct, the command and what is wrong", async () => {
+  const errors: string[] = [];
+  const attempt = (write: () => void) => {
+    try {
+      write();
+    } catch (e) {
+      errors.push((e as Error).message);
+    }
+  };
+  await withLayer("script", () => ({
+    vkGetPhysicalDeviceProperties: {
+      postCallRecord: (ctx) =>
+        attempt(() => ctx.setOutput(1, { pNext: [{ type: "VkPhysicalDeviceDriverProperties" }] } as never)),
+    },
+    vkGetPhysicalDeviceProperties2: {
+      postCallRecord: (ctx) =>
+        attempt(() => ctx.setOutput(1, { pNext: [{ driverName: "no type" }] } as never)),
+    },
+  }), ({ vk, physicalDevice, arena }) => {
+    vk.vkGetPhysicalDeviceProperties(physicalDevice, arena.pointer(arena.alloc(1024, 8)) as never);
+    vk.vkGetPhysicalDeviceProperties2(physicalDevice, writeStruct(arena, "VkPhysicalDeviceProperties2", {}));
+  });
+  assert.deepEqual(errors, [
+    'Cannot write extending structs through "VkPhysicalDeviceProperties" of "vkGetPhysicalDeviceProperties": it has no pNext',
+    'Cannot write extending struct {"driverName":"no type"} of "VkPhysicalDeviceProperties2" of "vkGetPhysicalDeviceProperties2": expected { type, ...members } of a struct with sType',
+  ]);
+});

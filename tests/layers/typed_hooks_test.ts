@@ -104,7 +104,7 @@ Deno.test("createDevice is given the layer's own instance object, typed as creat
   assert.equal(typeof layer.createDevice, "function");
 });
 
-Deno.test("pNext links by position are typed: only structs extending the argument's struct, members by name", () => {
+Deno.test("extending structs by position are typed: only structs extending the argument's struct, members by name", () => {
   const seen: number[] = [];
   const intercepts: Intercepts = {
     vkCreateDevice: {

@@ -142,7 +142,7 @@ export function commandTypeCases(
   void [format, usage, badFormat];
 }
 
-Deno.test("typed structs round-trip: nested structs, fixed arrays, strings, bigints and pNext links", () => {
+Deno.test("typed structs round-trip: nested structs, fixed arrays, strings, bigints and extending structs", () => {
   using arena = new Arena();
   const info = writeStruct(arena, "VkBufferCreateInfo", {
     size: 4096n,
@@ -244,7 +244,7 @@ export function structTypeCases(
   readStruct("VkExtent2D", null).depth;
   for (const l of readChain(null, "VkPhysicalDeviceProperties2")) {
     if (l.type !== "VkPhysicalDeviceIDProperties") continue;
-    // @ts-expect-error a typed chain link has only its own struct's members
+    // @ts-expect-error a typed extending struct has only its own members
     void l.driverName;
   }
   // @ts-expect-error enumerate's leading arguments follow the command's parameters
