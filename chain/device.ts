@@ -25,7 +25,9 @@ import { handleKey, handleText } from "../vk/handle_key.ts";
 import { commandDef } from "../vk/command_ffi.ts";
 import { COMMAND_INDEX, COMMANDS } from "../vk/generated/commands.ts";
 import type { Logger } from "../loading/log.ts";
-import { ICD_LOADER_MAGIC, offsetOf, sizeOf, structureType } from "../vk/layout.ts";
+import { offsetOf, sizeOf } from "../vk/struct_layout.ts";
+import { structureType } from "../vk/names.ts";
+import { ICD_LOADER_MAGIC } from "../vk/handle.ts";
 import {
   VK_ERROR_EXTENSION_NOT_PRESENT,
   VK_ERROR_INITIALIZATION_FAILED,

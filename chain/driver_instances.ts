@@ -13,7 +13,8 @@ import { skipLoaderNodes } from "./layer_chain/nodes.ts";
 import { DriverInstance, type LoaderInstance } from "./objects.ts";
 import { chainStubs } from "./stubs.ts";
 import { fillPhysicalDeviceCommands } from "./table_fill.ts";
-import { offsetOf, sizeOf, structureType } from "../vk/layout.ts";
+import { offsetOf, sizeOf } from "../vk/struct_layout.ts";
+import { structureType } from "../vk/names.ts";
 import { majorMinor } from "../vk/api_version.ts";
 import {
   VK_API_VERSION_1_0,

@@ -8,7 +8,7 @@ import { COMMAND_INDEX, COMMANDS } from "../vk/generated/commands.ts";
 import { address, nativeBytes, type Pointer, pointerFromAddress, readU32, writeU32 } from "../ffi/memory.ts";
 import { handleKey, handleText } from "../vk/handle_key.ts";
 import type { HandleMaps } from "./objects.ts";
-import { offsetOf, sizeOf } from "../vk/layout.ts";
+import { offsetOf, sizeOf } from "../vk/struct_layout.ts";
 import { VK_SUCCESS } from "../vk/generated/vk_constants.js";
 
 type Body = (...args: unknown[]) => unknown;

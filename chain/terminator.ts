@@ -11,7 +11,8 @@ import { applyDevicePolicy, applyGroupPolicy } from "./order/policy.ts";
 import { withoutIdFilters } from "./order/id_filters.ts";
 import type { DriverInstance, HandleMaps, LoaderInstance, TermPhysicalDevice } from "./objects.ts";
 import { writeTwoCall } from "../vk/two_call.ts";
-import { offsetOf, sizeOf, structureType } from "../vk/layout.ts";
+import { offsetOf, sizeOf } from "../vk/struct_layout.ts";
+import { structureType } from "../vk/names.ts";
 import {
   VK_ERROR_INITIALIZATION_FAILED,
   VK_ERROR_LAYER_NOT_PRESENT,

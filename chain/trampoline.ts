@@ -19,7 +19,7 @@ import { writeTwoCall } from "../vk/two_call.ts";
 import { filterChainDevices, filterChainGroups } from "./order/chain_filter.ts";
 import { hasIdFilters } from "./order/id_filters.ts";
 import type { LoaderTrampolineName } from "./proc_addr.ts";
-import { offsetOf } from "../vk/layout.ts";
+import { offsetOf } from "../vk/struct_layout.ts";
 import { VK_ERROR_INITIALIZATION_FAILED } from "../vk/generated/vk_constants.js";
 import { commandDef } from "../vk/command_ffi.ts";
 

@@ -6,7 +6,7 @@
  */
 import { readPointer, readU32, readU64, writePointer } from "../ffi/memory.ts";
 import { layoutOf } from "../vk/struct_layout.ts";
-import { ICD_LOADER_MAGIC } from "../vk/layout.ts";
+import { ICD_LOADER_MAGIC } from "../vk/handle.ts";
 import { type HandleKey, handleKey, handleText } from "../vk/handle_key.ts";
 import type { MockDeviceModel } from "./device.ts";
 

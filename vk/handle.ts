@@ -1,5 +1,6 @@
 /**
- * `asHandle`: the one conversion from a raw pointer to a typed Vulkan handle.
+ * `asHandle`: the one conversion from a raw pointer to a typed Vulkan handle; `ICD_LOADER_MAGIC`, what the
+ * object behind a dispatchable handle starts with.
  *
  * @module
  */
@@ -59,3 +60,6 @@ export function readHandle<N extends VkHandleName>(
 ): VkHandleTypes[N] | null {
   return asHandle(type, readPointer(pointer, offset));
 }
+
+/** `ICD_LOADER_MAGIC` from `vk_icd.h`: what a driver's dispatchable objects start with. */
+export const ICD_LOADER_MAGIC = 0x01cdc0den;

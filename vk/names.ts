@@ -1,6 +1,7 @@
 /**
- * Enum and flag names at run time: `enumName("VkFormat", 37)`, `flagNames("VkQueueFlags", 3)`. The reverse
- * tables are built per type on first use from the lazily parsed enum table (nothing at import).
+ * Enum and flag names at run time: `enumName("VkFormat", 37)`, `flagNames("VkQueueFlags", 3)`, and the
+ * reverse, a `VkStructureType` value by name. The reverse tables are built per type on first use from the
+ * lazily parsed enum table (nothing at import).
  *
  * @module
  */
@@ -78,4 +79,13 @@ export function flagNames<N extends keyof VkFlagsTypes>(
   const names = out.map(([, name]) => name);
   if (rest !== 0n) names.push(`0x${rest.toString(16)}`);
   return names;
+}
+
+/** A `VkStructureType` value by enumerant name. */
+export function structureType(name: string): number {
+  // Only VkStructureType's line is read, not every enum's.
+  const types = ENUM_VALUES.VkStructureType!;
+  const v = Object.hasOwn(types, name) ? types[name] : undefined;
+  if (typeof v !== "number") throw new RangeError(`Unknown VkStructureType "${name}"`);
+  return v;
 }

@@ -1,7 +1,8 @@
 /**
- * Lookups over the generated struct layouts shared by the struct writer and reader: a struct by name
- * (with the type of a name known only at run time), how to treat one member (scalar, handle, nested
- * struct, string, array), and which member a `len` names.
+ * Lookups over the generated struct layouts: a struct by name (with the type of a name known only at run
+ * time), a member's offset and a struct's size for code that writes structs by hand, and for the struct
+ * writer and reader how to treat one member (scalar, handle, nested struct, string, array) and which member
+ * a `len` names.
  *
  * @module
  */
@@ -65,6 +66,20 @@ export function layoutOf(name: string): StructLayout {
   const layout = findLayout(name);
   if (!layout) throw new TypeError(`Unknown struct "${name}": not in the generated layouts`);
   return layout;
+}
+
+/** Byte offset of `member` in `struct` (LP64), for code that writes a struct by hand (the loader core). */
+export function offsetOf(struct: string, member: string): number {
+  const m = layouts[struct]?.members.find((x) => x.name === member);
+  if (!m) throw new RangeError(`Unknown struct member "${struct}.${member}"`);
+  return m.offset;
+}
+
+/** Size of `struct` in bytes. */
+export function sizeOf(struct: string): number {
+  const s = layouts[struct];
+  if (!s) throw new RangeError(`Unknown struct "${struct}"`);
+  return s.size;
 }
 
 /**

@@ -17,7 +17,7 @@ import { idFilterRejections } from "./id_filters.ts";
 import { recordOf } from "./policy.ts";
 import type { LoaderInstance } from "../objects.ts";
 import type { ChainStubs } from "../stubs.ts";
-import { structureType } from "../../vk/layout.ts";
+import { structureType } from "../../vk/names.ts";
 import { handleKey } from "../../vk/handle_key.ts";
 import { VK_API_VERSION_1_1 } from "../../vk/generated/vk_constants.js";
 import { commandDef } from "../../vk/command_ffi.ts";

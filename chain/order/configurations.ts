@@ -22,7 +22,8 @@ import {
   type SettingsDeviceConfiguration,
 } from "../../discovery/settings_file.ts";
 import { Arena } from "../../ffi/memory.ts";
-import { offsetOf, sizeOf, structureType } from "../../vk/layout.ts";
+import { offsetOf, sizeOf } from "../../vk/struct_layout.ts";
+import { structureType } from "../../vk/names.ts";
 import { majorMinor } from "../../vk/api_version.ts";
 import { VK_API_VERSION_1_1 } from "../../vk/generated/vk_constants.js";
 import type { DriverFunctions } from "./record.ts";

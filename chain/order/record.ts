@@ -14,7 +14,7 @@
  */
 
 import { STRUCTS } from "../../vk/generated/structs.ts";
-import { structureType } from "../../vk/layout.ts";
+import { structureType } from "../../vk/names.ts";
 import type { DeviceRecord } from "./sort.ts";
 
 /** A driver's instance-level functions, callable from TypeScript (e.g. `DriverInstance.fn`). */

@@ -5,7 +5,7 @@ import { type PolicyDriverInstance, recordOf } from "../../../chain/order/policy
 import { readDeviceRecord } from "../../../chain/order/record.ts";
 import { readDevicePolicy } from "../../../discovery/device_selection.ts";
 import { readPointer, writeI32, writeU32 } from "../../../ffi/memory.ts";
-import { offsetOf } from "../../../vk/layout.ts";
+import { offsetOf } from "../../../vk/struct_layout.ts";
 
 const V1_3 = (1 << 22) | (3 << 12);
 const PROPS = "VkPhysicalDeviceProperties";

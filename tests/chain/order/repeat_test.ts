@@ -10,7 +10,7 @@ import { PHYSICAL_DEVICE_TYPE as T } from "../../../chain/order/sort.ts";
 import { readDevicePolicy } from "../../../discovery/device_selection.ts";
 import { writeI32 } from "../../../ffi/memory.ts";
 import type { LogEntry } from "../../../loading/log.ts";
-import { offsetOf } from "../../../vk/layout.ts";
+import { offsetOf } from "../../../vk/struct_layout.ts";
 
 const V1_1 = (1 << 22) | (1 << 12);
 const PROPS = "VkPhysicalDeviceProperties";
