@@ -298,7 +298,10 @@ export const RUNTIME = {
     m.top = top;
     return structsAt(m, entry, name, values, command, param);
   },
-  /** An input array of handles as a C array (null entries as 0); null for an absent optional one. */
+  /**
+   * An input array of handles as a C array; null for an absent optional one. A null element is written as 0
+   * where vk.xml lets elements be `VK_NULL_HANDLE` (`nulls`), else refused (docs/behaviour.md V12).
+   */
   handles(
     m: CallMemory,
     element: string,
@@ -306,6 +309,7 @@ export const RUNTIME = {
     opt: boolean,
     command: string,
     param: string,
+    nulls = true,
   ): Deno.PointerObject | null {
     if (!Array.isArray(v)) {
       if (v == null) return opt ? null : fail(`${at(command, param)} expected an array, got ${v}`);
@@ -324,7 +328,14 @@ export const RUNTIME = {
     const first = buf ? 0 : off >> 3;
     for (let i = 0; i < n; i++) {
       const h: unknown = v[i];
-      if (h === null || h === undefined) continue;
+      if (h === null || h === undefined) {
+        if (nulls) continue;
+        return fail(
+          `${
+            at(command, param)
+          } element ${i}: expected a ${element} handle, got ${h} (VK_NULL_HANDLE is not valid here)`,
+        );
+      }
       if (!isPointerObject(h)) {
         return fail(`${at(command, param)} element ${i}: expected a ${element} handle`);
       }

@@ -16,7 +16,7 @@ import { emitIdiomaticCode } from "./_gen_idiomatic_code.ts";
  * - `v` a value given as is [its default when left out, the kind of a 64-bit integer also taken as a
  *   number]; `b` a VkBool32 given as boolean; `n` pAllocator, always null;
  * - `s` a C string [optional]; `st` a struct literal [struct, optional];
- * - `a` an input array [element kind, element, optional]; `c` a count filled from arrays [ffi kind, array
+ * - `a` an input array [element kind, element, optional, elements may be null (1; handles)]; `c` a count filled from arrays [ffi kind, array
  *   parameters]; `fix` a fixed-size array [ffi kind, length]; `buf` bytes C writes into [optional];
  *   `raw` a pointer given as is;
  * - outputs: `oh` a handle; `os` a struct [struct, takes a chain]; `ox` a scalar [ffi kind or "bool"];
@@ -276,7 +276,10 @@ class Analyzer {
       if (len !== undefined && (p.pointer === 1 || (p.type === "char" && p.pointer === 2))) {
         const [kind, element] = this.#elementKind(p);
         const counted = lenIndex !== undefined && countedBy.has(lenIndex);
-        return ["a", kind, element, opt || (counted && params[lenIndex!]!.optional === true)];
+        const role: Role = ["a", kind, element, opt || (counted && params[lenIndex!]!.optional === true)];
+        // Handles that may be VK_NULL_HANDLE: vk.xml's element-level \`optional\`, or rules written by hand
+        // (\`noautovalidity\`: vkFreeCommandBuffers' "valid handle or NULL").
+        return kind === "handle" && (p.elementsOptional || p.noautovalidity) ? [...role, 1] : role;
       }
       return ["raw"];
     }
@@ -353,8 +356,9 @@ class Analyzer {
           const [, kind, element, opt] = role as [string, string, string, boolean];
           let ts: string;
           if (kind === "struct") ts = `readonly VkStructInputs["${element}"][]`;
-          else if (kind === "handle") ts = `readonly (${element} | null)[]`;
-          else if (kind === "bytes") ts = "BufferSource";
+          else if (kind === "handle") {
+            ts = role[4] === 1 ? `readonly (${element} | null)[]` : `readonly ${element}[]`;
+          } else if (kind === "bytes") ts = "BufferSource";
           else if (kind === "strings") ts = "readonly string[]";
           else ts = `ArrayLike<${this.#inputElementTs(p.type)}>`;
           inputs.push({ name: pn, ts, optional: opt });

@@ -154,7 +154,11 @@ function commandCode(
         if (element === "struct") {
           prep.push(...literal(i, String(role[2]), `rt.isOne(${u})`, `${u}[0]`, generic, u!, P));
         } else if (element === "handle") {
-          prep.push(`const a${i} = rt.handles(m, ${q(role[2])}, ${u}, ${optional}, ${q(name)}, ${P});`);
+          prep.push(
+            `const a${i} = rt.handles(m, ${q(role[2])}, ${u}, ${optional}, ${q(name)}, ${P}, ${
+              role[4] === 1
+            });`,
+          );
         } else if (element === "bytes") {
           prep.push(`const a${i} = rt.bytes(m, ${u}, ${optional}, ${q(name)}, ${P});`);
         } else prep.push(`const a${i} = ${generic};`);

@@ -16,6 +16,11 @@ export interface Decl {
   bits?: number;
   len?: string;
   optional?: boolean;
+  /**
+   * vk.xml \`optional="false,true"\`: the second value, for the pointed-to elements (an array of handles whose
+   * elements may be \`VK_NULL_HANDLE\`).
+   */
+  elementsOptional?: boolean;
   /** vk.xml \`noautovalidity="true"\`: no implicit valid usage (the member's rules are written by hand). */
   noautovalidity?: boolean;
   values?: string;
@@ -146,7 +151,9 @@ function parseDecl(e: XmlElement, constants: Map<string, { type: string; value: 
   const bits = suffix.match(/:\s*(\d+)/);
   if (bits) decl.bits = Number(bits[1]);
   if (e.attrs.len !== undefined) decl.len = e.attrs.len;
-  if (e.attrs.optional?.startsWith("true")) decl.optional = true;
+  const optional = e.attrs.optional?.split(",");
+  if (optional?.[0] === "true") decl.optional = true;
+  if (optional?.[1] === "true") decl.elementsOptional = true;
   if (e.attrs.noautovalidity === "true") decl.noautovalidity = true;
   if (e.attrs.values !== undefined) decl.values = e.attrs.values;
   return decl;

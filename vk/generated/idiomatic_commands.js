@@ -1635,7 +1635,15 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        const a3 = rt.handles(m, "VkBuffer", u2, true, "vkCmdBeginTransformFeedbackEXT", "pCounterBuffers");
+        const a3 = rt.handles(
+          m,
+          "VkBuffer",
+          u2,
+          true,
+          "vkCmdBeginTransformFeedbackEXT",
+          "pCounterBuffers",
+          true,
+        );
         const a4 = rt.array(
           m,
           "scalar",
@@ -1851,7 +1859,15 @@ export function commands() {
         const a1 = u1;
         const a2 = u2;
         const a3 = u3;
-        const a5 = rt.handles(m, "VkDescriptorSet", u4, false, "vkCmdBindDescriptorSets", "pDescriptorSets");
+        const a5 = rt.handles(
+          m,
+          "VkDescriptorSet",
+          u4,
+          false,
+          "vkCmdBindDescriptorSets",
+          "pDescriptorSets",
+          true,
+        );
         const a7 = rt.array(m, "scalar", "u32", u5, true, "vkCmdBindDescriptorSets", "pDynamicOffsets");
         const n4_0 = rt.len(u4, "handle", "vkCmdBindDescriptorSets", "pDescriptorSets");
         const a4 = n4_0;
@@ -2133,7 +2149,7 @@ export function commands() {
       try {
         const a0 = u0;
         const a2 = rt.array(m, "scalar", "u32", u1, false, "vkCmdBindShadersEXT", "pStages");
-        const a3 = rt.handles(m, "VkShaderEXT", u2, true, "vkCmdBindShadersEXT", "pShaders");
+        const a3 = rt.handles(m, "VkShaderEXT", u2, true, "vkCmdBindShadersEXT", "pShaders", true);
         const n1_0 = rt.len(u1, "scalar", "vkCmdBindShadersEXT", "pStages");
         const n1_1 = rt.len(u2, "handle", "vkCmdBindShadersEXT", "pShaders");
         if (n1_1 !== n1_0 && u2 != null) {
@@ -2282,7 +2298,15 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        const a3 = rt.handles(m, "VkBuffer", u2, false, "vkCmdBindTransformFeedbackBuffersEXT", "pBuffers");
+        const a3 = rt.handles(
+          m,
+          "VkBuffer",
+          u2,
+          false,
+          "vkCmdBindTransformFeedbackBuffersEXT",
+          "pBuffers",
+          false,
+        );
         const a4 = rt.array(
           m,
           "scalar",
@@ -2324,7 +2348,7 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        const a3 = rt.handles(m, "VkBuffer", u2, false, "vkCmdBindVertexBuffers", "pBuffers");
+        const a3 = rt.handles(m, "VkBuffer", u2, false, "vkCmdBindVertexBuffers", "pBuffers", true);
         const a4 = rt.array(m, "scalar", "u64", u3, false, "vkCmdBindVertexBuffers", "pOffsets");
         const n2_0 = rt.len(u2, "handle", "vkCmdBindVertexBuffers", "pBuffers");
         const n2_1 = rt.len(u3, "scalar", "vkCmdBindVertexBuffers", "pOffsets");
@@ -2353,7 +2377,7 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        const a3 = rt.handles(m, "VkBuffer", u2, false, "vkCmdBindVertexBuffers2", "pBuffers");
+        const a3 = rt.handles(m, "VkBuffer", u2, false, "vkCmdBindVertexBuffers2", "pBuffers", true);
         const a4 = rt.array(m, "scalar", "u64", u3, false, "vkCmdBindVertexBuffers2", "pOffsets");
         const a5 = rt.array(m, "scalar", "u64", u4, true, "vkCmdBindVertexBuffers2", "pSizes");
         const a6 = rt.array(m, "scalar", "u64", u5, true, "vkCmdBindVertexBuffers2", "pStrides");
@@ -6139,7 +6163,15 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        const a3 = rt.handles(m, "VkBuffer", u2, true, "vkCmdEndTransformFeedbackEXT", "pCounterBuffers");
+        const a3 = rt.handles(
+          m,
+          "VkBuffer",
+          u2,
+          true,
+          "vkCmdEndTransformFeedbackEXT",
+          "pCounterBuffers",
+          true,
+        );
         const a4 = rt.array(
           m,
           "scalar",
@@ -6225,7 +6257,15 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a2 = rt.handles(m, "VkCommandBuffer", u1, false, "vkCmdExecuteCommands", "pCommandBuffers");
+        const a2 = rt.handles(
+          m,
+          "VkCommandBuffer",
+          u1,
+          false,
+          "vkCmdExecuteCommands",
+          "pCommandBuffers",
+          false,
+        );
         const n1_0 = rt.len(u1, "handle", "vkCmdExecuteCommands", "pCommandBuffers");
         const a1 = n1_0;
         check(a0, a1, a2);
@@ -10161,7 +10201,7 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a2 = rt.handles(m, "VkEvent", u1, false, "vkCmdWaitEvents", "pEvents");
+        const a2 = rt.handles(m, "VkEvent", u1, false, "vkCmdWaitEvents", "pEvents", false);
         const a3 = u2 ?? 0;
         const a4 = u3 ?? 0;
         let a6;
@@ -10272,7 +10312,7 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a2 = rt.handles(m, "VkEvent", u1, false, "vkCmdWaitEvents2", "pEvents");
+        const a2 = rt.handles(m, "VkEvent", u1, false, "vkCmdWaitEvents2", "pEvents", false);
         let a3;
         if (rt.isOne(u2)) {
           const top = m.top;
@@ -10326,6 +10366,7 @@ export function commands() {
           false,
           "vkCmdWriteAccelerationStructuresPropertiesKHR",
           "pAccelerationStructures",
+          false,
         );
         const a3 = u2;
         const a4 = u3;
@@ -10364,6 +10405,7 @@ export function commands() {
           false,
           "vkCmdWriteAccelerationStructuresPropertiesNV",
           "pAccelerationStructures",
+          false,
         );
         const a3 = u2;
         const a4 = u3;
@@ -10490,6 +10532,7 @@ export function commands() {
           false,
           "vkCmdWriteMicromapsPropertiesEXT",
           "pMicromaps",
+          false,
         );
         const a3 = u2;
         const a4 = u3;
@@ -16733,7 +16776,15 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        const a3 = rt.handles(m, "VkCommandBuffer", u2, false, "vkFreeCommandBuffers", "pCommandBuffers");
+        const a3 = rt.handles(
+          m,
+          "VkCommandBuffer",
+          u2,
+          false,
+          "vkFreeCommandBuffers",
+          "pCommandBuffers",
+          true,
+        );
         const n2_0 = rt.len(u2, "handle", "vkFreeCommandBuffers", "pCommandBuffers");
         const a2 = n2_0;
         check(a0, a1, a2, a3);
@@ -16757,7 +16808,15 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        const a3 = rt.handles(m, "VkDescriptorSet", u2, false, "vkFreeDescriptorSets", "pDescriptorSets");
+        const a3 = rt.handles(
+          m,
+          "VkDescriptorSet",
+          u2,
+          false,
+          "vkFreeDescriptorSets",
+          "pDescriptorSets",
+          true,
+        );
         const n2_0 = rt.len(u2, "handle", "vkFreeDescriptorSets", "pDescriptorSets");
         const a2 = n2_0;
         check(a0, a1, a2, a3);
@@ -19878,7 +19937,7 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a2 = rt.handles(m, "VkImage", u1, false, "vkGetImageOpaqueCaptureDataEXT", "pImages");
+        const a2 = rt.handles(m, "VkImage", u1, false, "vkGetImageOpaqueCaptureDataEXT", "pImages", false);
         const n1_0 = rt.len(u1, "handle", "vkGetImageOpaqueCaptureDataEXT", "pImages");
         const a1 = n1_0;
         const n3 = rt.size(a1);
@@ -25468,7 +25527,15 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a2 = rt.handles(m, "VkTensorARM", u1, false, "vkGetTensorOpaqueCaptureDataARM", "pTensors");
+        const a2 = rt.handles(
+          m,
+          "VkTensorARM",
+          u1,
+          false,
+          "vkGetTensorOpaqueCaptureDataARM",
+          "pTensors",
+          false,
+        );
         const n1_0 = rt.len(u1, "handle", "vkGetTensorOpaqueCaptureDataARM", "pTensors");
         const a1 = n1_0;
         const n3 = rt.size(a1);
@@ -26190,7 +26257,7 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        const a3 = rt.handles(m, "VkPipelineCache", u2, false, "vkMergePipelineCaches", "pSrcCaches");
+        const a3 = rt.handles(m, "VkPipelineCache", u2, false, "vkMergePipelineCaches", "pSrcCaches", false);
         const n2_0 = rt.len(u2, "handle", "vkMergePipelineCaches", "pSrcCaches");
         const a2 = n2_0;
         check(a0, a1, a2, a3);
@@ -26222,6 +26289,7 @@ export function commands() {
           false,
           "vkMergeValidationCachesEXT",
           "pSrcCaches",
+          false,
         );
         const n2_0 = rt.len(u2, "handle", "vkMergeValidationCachesEXT", "pSrcCaches");
         const a2 = n2_0;
@@ -27062,7 +27130,7 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a2 = rt.handles(m, "VkFence", u1, false, "vkResetFences", "pFences");
+        const a2 = rt.handles(m, "VkFence", u1, false, "vkResetFences", "pFences", false);
         const n1_0 = rt.len(u1, "handle", "vkResetFences", "pFences");
         const a1 = n1_0;
         check(a0, a1, a2);
@@ -27389,7 +27457,7 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a2 = rt.handles(m, "VkSwapchainKHR", u1, false, "vkSetHdrMetadataEXT", "pSwapchains");
+        const a2 = rt.handles(m, "VkSwapchainKHR", u1, false, "vkSetHdrMetadataEXT", "pSwapchains", false);
         let a3;
         if (rt.isOne(u2)) {
           const top = m.top;
@@ -28152,7 +28220,7 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a2 = rt.handles(m, "VkFence", u1, false, "vkWaitForFences", "pFences");
+        const a2 = rt.handles(m, "VkFence", u1, false, "vkWaitForFences", "pFences", false);
         const a3 = u2 ? 1 : 0;
         const a4 = typeof u3 === "bigint" ? u3 : rt.wide(u3, false, "vkWaitForFences", "timeout");
         const n1_0 = rt.len(u1, "handle", "vkWaitForFences", "pFences");
@@ -28307,6 +28375,7 @@ export function commands() {
           false,
           "vkWriteAccelerationStructuresPropertiesKHR",
           "pAccelerationStructures",
+          false,
         );
         const a3 = u2;
         const b5 = rt.buffer(m, u3, false, "vkWriteAccelerationStructuresPropertiesKHR", "pData");
@@ -28345,7 +28414,15 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a2 = rt.handles(m, "VkMicromapEXT", u1, false, "vkWriteMicromapsPropertiesEXT", "pMicromaps");
+        const a2 = rt.handles(
+          m,
+          "VkMicromapEXT",
+          u1,
+          false,
+          "vkWriteMicromapsPropertiesEXT",
+          "pMicromaps",
+          false,
+        );
         const a3 = u2;
         const b5 = rt.buffer(m, u3, false, "vkWriteMicromapsPropertiesEXT", "pData");
         const a5 = b5 === null ? null : m.pointer(b5);

@@ -305,13 +305,13 @@ export interface VkIdiomaticCommands {
   /** `vkDestroyFence`, idiomatic. */
   readonly destroyFence: (device: VkDevice, fence?: VkFence | null) => void;
   /** `vkResetFences`, idiomatic. */
-  readonly resetFences: (device: VkDevice, pFences: readonly (VkFence | null)[]) => void;
+  readonly resetFences: (device: VkDevice, pFences: readonly VkFence[]) => void;
   /** `vkGetFenceStatus`, idiomatic. Returns its success code (VK_SUCCESS, VK_NOT_READY). */
   readonly getFenceStatus: (device: VkDevice, fence: VkFence) => "VK_SUCCESS" | "VK_NOT_READY";
   /** `vkWaitForFences`, idiomatic. Returns its success code (VK_SUCCESS, VK_TIMEOUT). */
   readonly waitForFences: (
     device: VkDevice,
-    pFences: readonly (VkFence | null)[],
+    pFences: readonly VkFence[],
     waitAll: boolean,
     timeout: bigint | number,
   ) => "VK_SUCCESS" | "VK_TIMEOUT";
@@ -490,7 +490,7 @@ export interface VkIdiomaticCommands {
   /** `vkCmdExecuteCommands`, idiomatic. */
   readonly cmdExecuteCommands: (
     commandBuffer: VkCommandBuffer,
-    pCommandBuffers: readonly (VkCommandBuffer | null)[],
+    pCommandBuffers: readonly VkCommandBuffer[],
   ) => void;
   /** `vkCreateEvent`, idiomatic. */
   readonly createEvent: (device: VkDevice, pCreateInfo: VkStructInputs["VkEventCreateInfo"]) => VkEvent;
@@ -532,7 +532,7 @@ export interface VkIdiomaticCommands {
   readonly mergePipelineCaches: (
     device: VkDevice,
     dstCache: VkPipelineCache,
-    pSrcCaches: readonly (VkPipelineCache | null)[],
+    pSrcCaches: readonly VkPipelineCache[],
   ) => void;
   /** `vkCreateComputePipelines`, idiomatic. Returns its success code (VK_SUCCESS, VK_PIPELINE_COMPILE_REQUIRED_EXT). */
   readonly createComputePipelines: (
@@ -647,7 +647,7 @@ export interface VkIdiomaticCommands {
   /** `vkCmdWaitEvents`, idiomatic. */
   readonly cmdWaitEvents: (
     commandBuffer: VkCommandBuffer,
-    pEvents: readonly (VkEvent | null)[],
+    pEvents: readonly VkEvent[],
     srcStageMask?: VkPipelineStageFlags | null,
     dstStageMask?: VkPipelineStageFlags | null,
     pMemoryBarriers?: readonly VkStructInputs["VkMemoryBarrier"][] | null,
@@ -1464,7 +1464,7 @@ export interface VkIdiomaticCommands {
   /** `vkCmdWaitEvents2`, idiomatic. */
   readonly cmdWaitEvents2: (
     commandBuffer: VkCommandBuffer,
-    pEvents: readonly (VkEvent | null)[],
+    pEvents: readonly VkEvent[],
     pDependencyInfos: readonly VkStructInputs["VkDependencyInfo"][],
   ) => void;
   /** `vkCmdWaitEvents2KHR`: alias of {@linkcode VkIdiomaticCommands.cmdWaitEvents2}. */
@@ -2079,7 +2079,7 @@ export interface VkIdiomaticCommands {
   readonly cmdBindTransformFeedbackBuffersEXT: (
     commandBuffer: VkCommandBuffer,
     firstBinding: number,
-    pBuffers: readonly (VkBuffer | null)[],
+    pBuffers: readonly VkBuffer[],
     pOffsets: ArrayLike<VkDeviceSize | number>,
     pSizes?: ArrayLike<VkDeviceSize | number> | null,
   ) => void;
@@ -2318,7 +2318,7 @@ export interface VkIdiomaticCommands {
   /** `vkSetHdrMetadataEXT`, idiomatic. */
   readonly setHdrMetadataEXT: (
     device: VkDevice,
-    pSwapchains: readonly (VkSwapchainKHR | null)[],
+    pSwapchains: readonly VkSwapchainKHR[],
     pMetadata: readonly VkStructInputs["VkHdrMetadataEXT"][],
   ) => void;
   /** `vkGetSwapchainStatusKHR`, idiomatic. Returns its success code (VK_SUCCESS, VK_SUBOPTIMAL_KHR). */
@@ -2647,7 +2647,7 @@ export interface VkIdiomaticCommands {
   /** `vkGetImageOpaqueCaptureDataEXT`, idiomatic. */
   readonly getImageOpaqueCaptureDataEXT: (
     device: VkDevice,
-    pImages: readonly (VkImage | null)[],
+    pImages: readonly VkImage[],
   ) => [VkStructs["VkHostAddressRangeEXT"], ...VkStructs["VkHostAddressRangeEXT"][]];
   /** `vkGetPhysicalDeviceDescriptorSizeEXT`, idiomatic. */
   readonly getPhysicalDeviceDescriptorSizeEXT: (
@@ -2665,7 +2665,7 @@ export interface VkIdiomaticCommands {
   /** `vkGetTensorOpaqueCaptureDataARM`, idiomatic. */
   readonly getTensorOpaqueCaptureDataARM: (
     device: VkDevice,
-    pTensors: readonly (VkTensorARM | null)[],
+    pTensors: readonly VkTensorARM[],
   ) => [VkStructs["VkHostAddressRangeEXT"], ...VkStructs["VkHostAddressRangeEXT"][]];
   /** `vkCmdSetSampleLocationsEXT`, idiomatic. */
   readonly cmdSetSampleLocationsEXT: (
@@ -2729,7 +2729,7 @@ export interface VkIdiomaticCommands {
   /** `vkWriteAccelerationStructuresPropertiesKHR`, idiomatic. */
   readonly writeAccelerationStructuresPropertiesKHR: (
     device: VkDevice,
-    pAccelerationStructures: readonly (VkAccelerationStructureKHR | null)[],
+    pAccelerationStructures: readonly VkAccelerationStructureKHR[],
     queryType: VkQueryType,
     pData: BufferSource,
     stride: number | bigint,
@@ -2757,7 +2757,7 @@ export interface VkIdiomaticCommands {
   /** `vkCmdWriteAccelerationStructuresPropertiesKHR`, idiomatic. */
   readonly cmdWriteAccelerationStructuresPropertiesKHR: (
     commandBuffer: VkCommandBuffer,
-    pAccelerationStructures: readonly (VkAccelerationStructureKHR | null)[],
+    pAccelerationStructures: readonly VkAccelerationStructureKHR[],
     queryType: VkQueryType,
     queryPool: VkQueryPool,
     firstQuery: number,
@@ -2793,7 +2793,7 @@ export interface VkIdiomaticCommands {
   readonly mergeValidationCachesEXT: (
     device: VkDevice,
     dstCache: VkValidationCacheEXT,
-    pSrcCaches: readonly (VkValidationCacheEXT | null)[],
+    pSrcCaches: readonly VkValidationCacheEXT[],
   ) => void;
   /** `vkGetValidationCacheDataEXT`, idiomatic. */
   readonly getValidationCacheDataEXT: (device: VkDevice, validationCache: VkValidationCacheEXT) => Uint8Array;
@@ -2921,7 +2921,7 @@ export interface VkIdiomaticCommands {
   /** `vkCmdWriteAccelerationStructuresPropertiesNV`, idiomatic. */
   readonly cmdWriteAccelerationStructuresPropertiesNV: (
     commandBuffer: VkCommandBuffer,
-    pAccelerationStructures: readonly (VkAccelerationStructureNV | null)[],
+    pAccelerationStructures: readonly VkAccelerationStructureNV[],
     queryType: VkQueryType,
     queryPool: VkQueryPool,
     firstQuery: number,
@@ -3850,7 +3850,7 @@ export interface VkIdiomaticCommands {
   /** `vkWriteMicromapsPropertiesEXT`, idiomatic. */
   readonly writeMicromapsPropertiesEXT: (
     device: VkDevice,
-    pMicromaps: readonly (VkMicromapEXT | null)[],
+    pMicromaps: readonly VkMicromapEXT[],
     queryType: VkQueryType,
     pData: BufferSource,
     stride: number | bigint,
@@ -3873,7 +3873,7 @@ export interface VkIdiomaticCommands {
   /** `vkCmdWriteMicromapsPropertiesEXT`, idiomatic. */
   readonly cmdWriteMicromapsPropertiesEXT: (
     commandBuffer: VkCommandBuffer,
-    pMicromaps: readonly (VkMicromapEXT | null)[],
+    pMicromaps: readonly VkMicromapEXT[],
     queryType: VkQueryType,
     queryPool: VkQueryPool,
     firstQuery: number,
