@@ -105,7 +105,8 @@ export type ChainLinkInput<P> = ExtendingStructInput<P>;
 /**
  * What a hook gets besides the command's C arguments. One object per call, shared by every validation
  * object of the chassis for that call, the same in both placements (over a command object in the script,
- * or as a link of a native chain).
+ * or as a link of a native chain). It is valid during its call: the chassis opens the same object again
+ * for the command's next call (nothing is made per call), so keep what you need from it, not the object.
  *
  * Control of the call:
  * - a pre hook (`preCallValidate`, `preCallRecord`) may {@linkcode CallContext.skip} the call with a chosen
@@ -400,13 +401,16 @@ function copyGiven(
   }
 }
 
-/** The chassis's call record: one per intercepted call. */
+/**
+ * The chassis's call record: one per intercepted call at a time. The chassis keeps a record per command and
+ * opens it again for the command's next call (no object made per call), so a hook reads it during its call only.
+ */
 export class Call implements CallContext {
   readonly command: VkCommandName;
   readonly info: CommandInfo;
-  readonly serial: number;
+  serial: number;
   readonly dispatch: Dispatch;
-  readonly state: StateTracker | null;
+  state: StateTracker | null;
   readonly args: unknown[];
   result: unknown = undefined;
   skipped = false;
@@ -447,6 +451,17 @@ export class Call implements CallContext {
   /** Frees the call's memory (the chassis, once the call returned). */
   end(): void {
     this.#memory?.dispose();
+    this.#memory = undefined;
+  }
+
+  /** Opens the record again for the next call of its command (the chassis, after {@linkcode Call.end}). */
+  reopen(serial: number, state: StateTracker | null): void {
+    this.serial = serial;
+    this.state = state;
+    this.result = undefined;
+    this.skipped = false;
+    this.after = false;
+    this.#scratch?.clear();
   }
 
   /** Ends the call with `result` after a hook before it threw (the chassis). */

@@ -22,7 +22,8 @@
  *
  * @module
  */
-import { type CallSite, callSite, callWith } from "./_call.ts";
+import { callWith } from "./_call.ts";
+import { compileRunner, type Runner, type RunnerShared } from "./_runner.ts";
 import { commandInfo, destroyRule, dispatchKey } from "./_commands.ts";
 import { type HandleKey, handleKey } from "../vk/handle_key.ts";
 import type {
@@ -249,19 +250,18 @@ export class Chassis implements Disposable {
   /** Live devices' dispatch objects. */
   readonly #devices = new LiveObjects();
   #adopted: DispatchObject | null = null;
-  #serial = 0;
   #disposed = false;
   /** `"<layer> <command>"` of every hook that threw, reported once. */
   readonly #threw = new Set<string>();
   /** `"<layer> <name>"` of every intercept that names no command, reported once. */
   readonly #unknown = new Set<string>();
   #changed: (() => void) | undefined;
-  /** A call whose next link threw while its memory was allocated. */
-  #leftover: Call | null = null;
+  /** The call count and a call whose next link threw while its memory was allocated, for the runners. */
+  readonly #shared: RunnerShared = { serial: 0, leftover: null };
 
   #freeLeftover(): void {
-    this.#leftover?.end();
-    this.#leftover = null;
+    this.#shared.leftover?.end();
+    this.#shared.leftover = null;
   }
 
   /**
@@ -282,7 +282,7 @@ export class Chassis implements Disposable {
 
   /** Intercepted calls so far. */
   get calls(): number {
-    return this.#serial;
+    return this.#shared.serial;
   }
 
   /** Dispatch objects of the live instances made through the chassis, oldest first. */
@@ -576,12 +576,12 @@ export class Chassis implements Disposable {
         if (succeeded(result) && args[2] !== null) d.handle = readPointer(args[2] as Deno.PointerValue, 0);
       }
       : undefined;
-    const run = this.#runner(name, next, created);
+    const { run, entry } = this.#runner(name, level, next, created);
     switch (name) {
       case "vkCreateInstance":
         return (...args: unknown[]) => {
           const d = this.#makeInstance(args[0] as Deno.PointerValue);
-          const result = run(d, args);
+          const result = run(d, ...args);
           if (succeeded(result)) {
             this.#instances.add(d);
             this.#changed?.();
@@ -591,7 +591,7 @@ export class Chassis implements Disposable {
       case "vkCreateDevice":
         return (...args: unknown[]) => {
           const parent = this.objectsFor(level, args[0]);
-          const result = run(parent, args);
+          const result = run(parent, ...args);
           if (succeeded(result)) {
             const d = new DispatchObject("device", parent);
             d.handle = args[3] === null ? null : readPointer(args[3] as Deno.PointerValue, 0);
@@ -605,14 +605,14 @@ export class Chassis implements Disposable {
       case "vkDestroyDevice":
         return (...args: unknown[]) => {
           const d = this.objectsFor(level, args[0]);
-          const result = run(d, args);
+          const result = run(d, ...args);
           if (d.kind === "device") this.#end(d);
           return result;
         };
       case "vkDestroyInstance":
         return (...args: unknown[]) => {
           const d = this.objectsFor(level, args[0]);
-          const result = run(d, args);
+          const result = run(d, ...args);
           if (d !== this.#adopted) {
             for (const device of this.#devices.values()) if (device.parent === d) this.#end(device);
             this.#end(d);
@@ -620,7 +620,7 @@ export class Chassis implements Disposable {
           return result;
         };
     }
-    return (...args: unknown[]) => run(this.objectsFor(level, args[0]), args);
+    return entry;
   }
 
   /** Forgets `d` and disposes its objects. */
@@ -630,100 +630,44 @@ export class Chassis implements Disposable {
   }
 
   /**
-   * Runs one call of `name` on a dispatch object: its hooks, and the next link unless skipped (then
-   * `returned`, before the post hooks).
+   * The runner of `name` (`_runner.ts`): one call on a dispatch object, its hooks, and the next link unless
+   * skipped (then `returned`, before the post hooks).
    */
   #runner(
     name: string,
+    level: string,
     next: () => VulkanCommand,
     returned?: (d: DispatchObject, args: unknown[], result: unknown) => void,
-  ): (d: DispatchObject, args: unknown[]) => unknown {
+  ): Runner<DispatchObject> {
     const info = commandInfo(name);
-    const skipped = skipValue(info);
     const dispatch = this.#dispatch;
-    let fn: VulkanCommand | undefined;
-    let site: CallSite | undefined;
-    let arity = -1;
-    // The last dispatch object's hooks: one instance or device is the usual case.
-    let last: DispatchObject | null = null;
-    let generation = -1;
-    let set: CommandHookSet | undefined;
-    // deno-lint-ignore no-this-alias
-    const chassis = this;
-    const threw = (hook: CommandHooks, phase: string, error: unknown) => {
-      const layer = set?.owners.get(hook) ?? "the state tracker";
-      // One message per layer and command: a hook that throws on every call would bury the output.
-      if (chassis.#threw.has(`${layer} ${name}`)) return;
-      chassis.#threw.add(`${layer} ${name}`);
-      const why = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-      (chassis.#options.onMessage ?? defaultReport)({
-        layer,
-        severity: "error",
-        id: "Layer-HookThrew",
-        text: `${phase} of "${name}" threw ${why}; the call went on without it (reported once)`,
-        command: name,
-      });
-    };
-    return function (d: DispatchObject, args: unknown[]): unknown {
-      if (chassis.#leftover !== null) chassis.#freeLeftover();
-      if (d !== last || d.generation !== generation) {
-        set = d.hookSet(name);
-        last = d;
-        generation = d.generation;
-      }
-      const f = fn ??= next();
-      const { validators, pre, post } = set!;
-      if (set!.none) {
-        const result = callWith(f, args);
-        if (returned !== undefined) returned(d, args, result);
-        return result;
-      }
-      const ctx = new Call(name, info, ++chassis.#serial, dispatch, set!.state, args);
-      let skip = false;
-      // A hook that throws is reported and passed over: the application's call is never lost to a layer's bug.
-      for (let i = 0; i < validators.length; i++) {
-        if (guarded(validators[i]!, "preCallValidate", ctx, args, threw) === SKIP) skip = true;
-      }
-      if (skip || ctx.skipped) return ctx.end(), ctx.skipped ? ctx.result : skipped;
-      for (let i = 0; i < pre.length && !ctx.skipped; i++) {
-        guarded(pre[i]!, "preCallRecord", ctx, args, threw);
-      }
-      if (ctx.skipped) {
-        ctx.end();
-        return ctx.result;
-      }
-      ctx.after = true;
-      // Through this command's own call site (callSite), written out by length: a spread call into a
-      // Deno.dlopen function, or one from a site other commands share, takes V8's slow path (~110 ns
-      // instead of ~30-40 ns).
-      const n = args.length;
-      if (n !== arity) site = callSite(arity = n);
-      const s = site!;
-      // No try here: V8 calls a Deno.dlopen function the fast way only outside exception handlers. A call's
-      // memory left by a throwing next link is freed by the chassis's next call (or its dispose).
-      if (ctx.hasMemory) chassis.#leftover = ctx;
-      const result = n === 2
-        ? s(f, args[0], args[1])
-        : n === 3
-        ? s(f, args[0], args[1], args[2])
-        : n === 4
-        ? s(f, args[0], args[1], args[2], args[3])
-        : n === 1
-        ? s(f, args[0])
-        : n === 5
-        ? s(f, args[0], args[1], args[2], args[3], args[4])
-        : n === 6
-        ? s(f, args[0], args[1], args[2], args[3], args[4], args[5])
-        : callWith(f, args);
-      chassis.#leftover = null;
-      if (returned !== undefined) returned(d, args, result);
-      ctx.result = result;
-      for (let i = 0; i < post.length; i++) {
-        guarded(post[i]!, "postCallRecord", ctx, args, threw);
-      }
-      ctx.end();
-      return ctx.result;
-    };
+    const shared = this.#shared;
+    return compileRunner<DispatchObject, CommandHookSet>({
+      name,
+      arity: info.params.length,
+      objectsFor: (handle) => this.objectsFor(level, handle),
+      next,
+      record: (set) =>
+        new Call(name, info, ++shared.serial, dispatch, set.state, new Array(info.params.length)),
+      skipped: skipValue(info),
+      threw: (set, hook, phase, error) => {
+        const layer = set.owners.get(hook) ?? "the state tracker";
+        // One message per layer and command: a hook that throws on every call would bury the output.
+        if (this.#threw.has(`${layer} ${name}`)) return;
+        this.#threw.add(`${layer} ${name}`);
+        const why = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+        (this.#options.onMessage ?? defaultReport)({
+          layer,
+          severity: "error",
+          id: "Layer-HookThrew",
+          text: `${phase} of "${name}" threw ${why}; the call went on without it (reported once)`,
+          command: name,
+        });
+      },
+      freeLeftover: () => this.#freeLeftover(),
+      shared,
+      ...(returned ? { returned } : {}),
+    });
   }
 
   /** Disposes every dispatch object's validation objects (summaries print here): devices first, last first. */
@@ -741,44 +685,6 @@ export class Chassis implements Disposable {
   /** Same as {@linkcode Chassis.dispose}. */
   [Symbol.dispose](): void {
     this.dispose();
-  }
-}
-
-/** What {@linkcode guarded} says of a hook: it returned (`PASSED`), a validator asked to skip, or it threw. */
-const PASSED = 0;
-const SKIP = 1;
-const THREW = 2;
-
-/**
- * Runs one hook of `hook` with the call's arguments written out by length (the argument array is the
- * call's own, and spreading it costs V8's slow path), reporting a throw. Kept out of the wrapper so that
- * the wrapper has no exception handler: V8 calls a Deno.dlopen function the fast way only outside one.
- */
-function guarded(
-  hook: CommandHooks,
-  phase: "preCallValidate" | "preCallRecord" | "postCallRecord",
-  ctx: Call,
-  a: unknown[],
-  threw: (hook: CommandHooks, phase: string, error: unknown) => void,
-): number {
-  const c = ctx as never, v = a as never[], n = a.length;
-  const h = hook as Record<typeof phase, (ctx: never, ...args: never[]) => unknown>;
-  try {
-    const r = n === 2
-      ? h[phase](c, v[0]!, v[1]!)
-      : n === 3
-      ? h[phase](c, v[0]!, v[1]!, v[2]!)
-      : n === 4
-      ? h[phase](c, v[0]!, v[1]!, v[2]!, v[3]!)
-      : n === 1
-      ? h[phase](c, v[0]!)
-      : n === 5
-      ? h[phase](c, v[0]!, v[1]!, v[2]!, v[3]!, v[4]!)
-      : h[phase](c, ...v);
-    return r === true ? SKIP : PASSED;
-  } catch (error) {
-    threw(hook, phase, error);
-    return THREW;
   }
 }
 

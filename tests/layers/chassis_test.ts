@@ -11,6 +11,7 @@ import { Chassis } from "../../layers/chassis.ts";
 import { type CommandHooks, defineLayer, VK_ERROR_VALIDATION_FAILED_EXT } from "../../layers/layer.ts";
 import { installLayers } from "../../layers/top.ts";
 import { readHandle } from "../../vk/handle.ts";
+import { VK_ERROR_DEVICE_LOST, VK_ERROR_OUT_OF_DEVICE_MEMORY } from "../../mod.ts";
 
 /** A layer whose hooks log `<tag>.<phase>` for the given commands. */
 function tracer(tag: string, log: string[], commands: string[], options: { skip?: boolean } = {}) {
@@ -67,6 +68,74 @@ Deno.test("a validator asking to skip stops the call after every validator ran",
   log.length = 0;
   assert.equal(chassis.wrap("vkCmdSetLineWidth", () => next.vkCmdSetLineWidth)(null, 1), undefined);
   assert.deepEqual(log, ["a.validate", "b.validate"]);
+});
+
+Deno.test("each call's context starts fresh: no skip, result, argument, scratch or memory of the call before", () => {
+  const seen: string[] = [];
+  const next = { vkQueueWaitIdle: (q: Pointer) => (seen.push(`next ${q === null ? "null" : "queue"}`), 0) };
+  let call = 0;
+  const layer = defineLayer({
+    name: "VK_LAYER_test_fresh",
+    description: "fresh",
+    create: () => ({
+      intercepts: {
+        vkQueueWaitIdle: {
+          preCallRecord(ctx) {
+            call++;
+            seen.push(`pre ${call} serial=${ctx.serial} skipped=${ctx.skipped} scratch=${ctx.scratch.size}`);
+            ctx.scratch.set(layer, call);
+            if (call === 1) ctx.skip(VK_ERROR_DEVICE_LOST);
+            if (call === 2) ctx.setArgument("queue", null), ctx.memory.alloc(8);
+          },
+          postCallRecord(ctx) {
+            seen.push(`post ${call} result=${String(ctx.result)} scratch=${String(ctx.scratch.get(layer))}`);
+            ctx.result = VK_ERROR_OUT_OF_DEVICE_MEMORY;
+          },
+        },
+      },
+    }),
+  });
+  using chassis = new Chassis([layer], next);
+  const wait = chassis.wrap("vkQueueWaitIdle", () => next.vkQueueWaitIdle);
+  const queue = Deno.UnsafePointer.create(0x40n);
+  assert.deepEqual([wait(queue), wait(queue), wait(queue)], [
+    VK_ERROR_DEVICE_LOST,
+    VK_ERROR_OUT_OF_DEVICE_MEMORY,
+    VK_ERROR_OUT_OF_DEVICE_MEMORY,
+  ]);
+  assert.deepEqual(seen, [
+    "pre 1 serial=1 skipped=false scratch=0",
+    "pre 2 serial=2 skipped=false scratch=0",
+    "next null",
+    "post 2 result=0 scratch=2",
+    "pre 3 serial=3 skipped=false scratch=0",
+    "next queue",
+    "post 3 result=0 scratch=3",
+  ]);
+});
+
+Deno.test("a hook calling its own command again gets a context of its own", () => {
+  const next = { vkCmdSetLineWidth: () => {} };
+  const widths: string[] = [];
+  let wrapped: (commandBuffer: null, width: number) => void = () => {};
+  const layer = defineLayer({
+    name: "VK_LAYER_test_reentrant",
+    description: "reentrant",
+    create: () => ({
+      intercepts: {
+        vkCmdSetLineWidth: {
+          preCallRecord(ctx, _commandBuffer, width) {
+            if (width === 1) wrapped(null, 2);
+            widths.push(`${width}: args ${ctx.args[1]}, serial ${ctx.serial}`);
+          },
+        },
+      },
+    }),
+  });
+  using chassis = new Chassis([layer], next);
+  wrapped = chassis.wrap("vkCmdSetLineWidth", () => next.vkCmdSetLineWidth) as typeof wrapped;
+  wrapped(null, 1);
+  assert.deepEqual(widths, ["2: args 2, serial 2", "1: args 1, serial 1"]);
 });
 
 /** A fake driver making handles 0x1000, 0x1010, ... for create/allocate commands. */
