@@ -2,8 +2,10 @@
  * The cost of a TS layer intercepting `vkCmdSetLineWidth` (a `preCallRecord` counting calls) on lavapipe,
  * through vkdeno, in the two placements, measured in the same rounds: no layer; the layer in the script
  * (`installLayers`); the layer in the native chain (a `.vkdeno` manifest); and the floor of any native
- * placement, C calling an empty JS callback (bench/c/js_callback.c). Targets: the script adds at most 25 ns
- * per intercepted call; the native chain adds at most the floor plus 3 times what the script adds.
+ * placement, C calling an empty JS callback with a command buffer handle (bench/c/js_callback.c: Deno makes
+ * an object of every non-NULL pointer argument, ~40-60 ns here that a NULL handle, which no native link gets,
+ * would skip). Targets: the script adds at most 25 ns per intercepted call; the native chain adds at most the
+ * floor plus 3 times what the script adds. Where the native chain's time goes: docs/performance.md.
  * Run: `deno run --allow-all bench/ts_layer_bench.ts` (one process); BENCHMARKS.md takes the median of 12.
  */
 
@@ -28,7 +30,7 @@ const counting = defineLayer({
   create: () => ({ intercepts: { vkCmdSetLineWidth: { preCallRecord: () => void counted++ } } }),
 });
 
-/** A case running `fn(NULL, 1.0f)` `n` times from C, `fn` an empty JS callback: what a native link pays first. */
+/** A case running `fn(commandBuffer, 1.0f)` `n` times from C, `fn` an empty JS callback: what a native link pays first. */
 async function floorCase(): Promise<{ case: PairedCase; dispose(): void }> {
   const lib = Deno.dlopen(
     await buildBenchLibrary("js_callback"),
