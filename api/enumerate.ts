@@ -10,7 +10,7 @@ import { Arena } from "../ffi/memory.ts";
 import { findLayout, layoutOf, type RuntimeStructName } from "../vk/struct_layout.ts";
 import type { StructValue } from "../vk/struct_value.ts";
 import { allocStruct } from "../vk/struct_write.ts";
-import { readStructArray } from "../vk/struct_read.ts";
+import { readStructValue } from "../vk/struct_read.ts";
 import type { VkPointer, VkStructPointer } from "../vk/generated/vk_types.ts";
 import type { VkStructCanonical, VkStructName, VkStructs } from "../vk/generated/vk_structs.ts";
 import { VK_INCOMPLETE } from "../vk/generated/vk_constants.js";
@@ -147,7 +147,9 @@ export function enumerate(
       const words = new BigUint64Array(bytes.slice(0, 8 * got).buffer);
       return Array.from(words, (w) => Deno.UnsafePointer.create(w) as Deno.PointerObject);
     }
-    return readStructArray(options.struct, bytes.slice(), got);
+    const struct = options.struct;
+    const copy = bytes.slice();
+    return Array.from({ length: got }, (_, i) => readStructValue(struct, copy, i));
   }
   throw new VkError(VK_INCOMPLETE, `Command "${name}" kept returning "VK_INCOMPLETE"`);
 }

@@ -9,6 +9,7 @@ import type { EnvironmentSnapshot } from "../discovery/environment.ts";
 import { DiscoveryWatcher } from "../discovery/watch.ts";
 import { Arena, readPointer, readU32 } from "../ffi/memory.ts";
 import { writeStruct } from "../vk/struct_write.ts";
+import type { VkStructInputs } from "../vk/generated/vk_structs.ts";
 import { Loader, type LoaderOptions } from "./loader.ts";
 import { Logger } from "../loading/log.ts";
 import { VK_INCOMPLETE, VK_SUCCESS } from "../vk/generated/vk_constants.js";
@@ -44,8 +45,11 @@ export function countDevicesNow(options: LoaderOptions & { env: EnvironmentSnaps
   using loader = new Loader({ ...options, logger: new Logger(options.env, { write: () => {} }) });
   using arena = new Arena();
   const out = arena.pointer(arena.alloc(8));
-  const app = writeStruct(arena, "VkApplicationInfo", { apiVersion: (1 << 22) | (1 << 12) });
-  const info = writeStruct(arena, "VkInstanceCreateInfo", { pApplicationInfo: app });
+  // Values typed before the call: a literal argument would be checked against every struct's input first.
+  const appInfo: VkStructInputs["VkApplicationInfo"] = { apiVersion: (1 << 22) | (1 << 12) };
+  const app = writeStruct(arena, "VkApplicationInfo", appInfo);
+  const createInfo: VkStructInputs["VkInstanceCreateInfo"] = { pApplicationInfo: app };
+  const info = writeStruct(arena, "VkInstanceCreateInfo", createInfo);
   if (loader.createInstance(info, null, out) !== VK_SUCCESS) return 0;
   const instance = readPointer(out, 0);
   try {

@@ -7,7 +7,7 @@
 import { COMMAND_INDEX, COMMANDS } from "../vk/generated/commands.ts";
 import { canonicalHandle, isHandleType } from "../vk/handle_type.ts";
 import type { CommandInfo, ParamInfo } from "../vk/generated/types.ts";
-import { readStruct } from "../vk/struct_read.ts";
+import { readStructValue } from "../vk/struct_read.ts";
 import { type HandleKey, handleKey } from "../vk/handle_key.ts";
 
 /** One parameter of a {@linkcode CommandDescription}, as vk.xml declares it: the generated table's own record. */
@@ -58,7 +58,7 @@ export function evaluateLen(info: CommandDescription, len: string, args: readonl
   const value = args[at];
   if (member !== undefined) {
     if (value === null || typeof value !== "object") return null;
-    const n = readStruct(param.type, value as Deno.PointerValue)[member];
+    const n = readStructValue(param.type, value as Deno.PointerValue)[member];
     return typeof n === "number" ? n : null;
   }
   if (param.pointer === 0) {

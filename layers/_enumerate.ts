@@ -6,7 +6,7 @@
  */
 import { type Arena, readCString, readPointer } from "../ffi/memory.ts";
 import { enumerate } from "../api/enumerate.ts";
-import { readStruct } from "../vk/struct_read.ts";
+import { readStructValue } from "../vk/struct_read.ts";
 import { writeStruct } from "../vk/struct_write.ts";
 import type { TsLayer, TsLayerExtension, VulkanCommand } from "./layer.ts";
 import { writeTwoCall } from "../vk/two_call.ts";
@@ -108,7 +108,7 @@ export function withNames(
   pCreateInfo: Deno.PointerObject,
   names: { layers: string[]; extensions: string[] },
 ): Deno.PointerObject {
-  const info = readStruct(struct, pCreateInfo);
+  const info = readStructValue(struct, pCreateInfo);
   const copy: Record<string, unknown> = {
     ...info,
     ppEnabledLayerNames: names.layers,

@@ -10,7 +10,7 @@ import type { ChainRead } from "../vk/struct_read.ts";
 import type { pointee, structType } from "../vk/generated/vk_types.ts";
 import type { CommandInfo, ParamInfo, StructInfo as StructLayout } from "../vk/generated/types.ts";
 import { Arena, nativeBytes, readPointer, readU32, writePointer, writeU32, writeU64 } from "../ffi/memory.ts";
-import { readStruct, sizeOfStruct } from "../vk/struct_read.ts";
+import { readStructValue, sizeOfStruct } from "../vk/struct_read.ts";
 import { writeStruct, writeStructArray } from "../vk/struct_write.ts";
 import { findLayout } from "../vk/struct_layout.ts";
 import { STRUCT_BY_STYPE } from "../vk/generated/structs.ts";
@@ -534,7 +534,7 @@ export class Call implements CallContext {
       const sType = readU32(p, 0);
       const type = Object.hasOwn(STRUCT_BY_STYPE, sType) ? STRUCT_BY_STYPE[sType] : undefined;
       if (type === undefined || findLayout(type) === undefined) continue;
-      out.push({ ...readStruct(type as string, p), type } as ExtendingStruct);
+      out.push({ ...readStructValue(type, p), type } as ExtendingStruct);
     }
     return out;
   }

@@ -17,7 +17,7 @@ import { STRUCT_BY_STYPE, STRUCTS } from "../vk/generated/structs.ts";
 import type { MemberInfo } from "../vk/generated/types.ts";
 import type { CommandDescription, CommandParameter } from "./layer.ts";
 import { readCString } from "../ffi/memory.ts";
-import { readStruct } from "../vk/struct_read.ts";
+import { readStructValue } from "../vk/struct_read.ts";
 import { evaluateLen } from "./_commands.ts";
 import { isHandleType } from "../vk/handle_type.ts";
 import { handleKey, handleText } from "../vk/handle_key.ts";
@@ -126,7 +126,7 @@ class Decoder {
     if (!info) return pointerText(p);
     let raw: Record<string, unknown>;
     try {
-      raw = readStruct(type, p, { index });
+      raw = readStructValue(type, p, index);
     } catch {
       return pointerText(p);
     }

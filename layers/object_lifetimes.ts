@@ -15,7 +15,7 @@
  */
 import { COMMAND_INDEX, COMMANDS } from "../vk/generated/commands.ts";
 import { STRUCTS } from "../vk/generated/structs.ts";
-import { readStruct } from "../vk/struct_read.ts";
+import { readStructValue } from "../vk/struct_read.ts";
 import { createRule, evaluateLen, readHandles } from "./_commands.ts";
 import { isHandleType } from "../vk/handle_type.ts";
 import {
@@ -81,7 +81,7 @@ function walkStruct(
       STRUCTS[m.type] && m.pointer === 1 && depth > 0 && v !== null && holdsHandles(m.type, depth - 1)
     ) {
       for (let i = 0; i < n; i++) {
-        const item = readStruct(m.type, v as Deno.PointerValue, { index: i });
+        const item = readStructValue(m.type, v as Deno.PointerValue, i);
         walkStruct(m.type, item, `${where}.${m.name}[${i}]`, depth - 1, out);
       }
     }
@@ -118,7 +118,7 @@ function findersFor(info: CommandDescription): Finder[] {
         if (ptr === null) return;
         const n = p.len === undefined ? 1 : evaluateLen(info, p.len, args) ?? 0;
         for (let k = 0; k < n; k++) {
-          walkStruct(p.type, readStruct(p.type, ptr, { index: k }), `${p.name}[${k}]`, STRUCT_DEPTH, out);
+          walkStruct(p.type, readStructValue(p.type, ptr, k), `${p.name}[${k}]`, STRUCT_DEPTH, out);
         }
       });
     }

@@ -14,7 +14,7 @@
  */
 import { COMMAND_INDEX, COMMANDS } from "../vk/generated/commands.ts";
 import { HANDLES } from "../vk/generated/handles.ts";
-import { readStruct } from "../vk/struct_read.ts";
+import { readStructValue } from "../vk/struct_read.ts";
 import { createRule, destroyRule, evaluateLen, readHandles } from "./_commands.ts";
 import { type HandleKey, handleKey, handleText } from "../vk/handle_key.ts";
 import type { CommandDescription } from "./_commands.ts";
@@ -307,7 +307,7 @@ function isPointer(value: unknown): value is Deno.PointerObject {
 
 function readStructSafe(type: string, pointer: Deno.PointerValue): Record<string, unknown> | null {
   try {
-    return readStruct(type, pointer);
+    return readStructValue(type, pointer);
   } catch {
     return null;
   }

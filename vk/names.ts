@@ -33,7 +33,16 @@ function values(caller: string, type: string): Readonly<Record<string, number | 
  * ```
  * @throws {TypeError} If `type` is not an enum type of vk.xml.
  */
-export function enumName<N extends keyof VkEnumTypes>(type: N, value: VkEnumTypes[N] | number): string {
+export function enumName<N extends keyof VkEnumTypes>(type: N, value: VkEnumTypes[N] | number): string;
+// The implementations take plain numbers: using a `VkEnumTypes[N]` or `VkFlagsTypes[N]` value where a plain
+// one is expected makes the checker build the union of every enum's values, in every program that imports
+// this file (docs/performance.md, Type-checking).
+export function enumName(type: string, value: number): string {
+  return enumValueName(type, value);
+}
+
+/** {@linkcode enumName} for a type name held as a `string` (the library's own callers). */
+export function enumValueName(type: string, value: number | bigint): string {
   let names = reverse.get(type);
   if (!names) {
     names = new Map();
@@ -63,7 +72,8 @@ export function enumName<N extends keyof VkEnumTypes>(type: N, value: VkEnumType
 export function flagNames<N extends keyof VkFlagsTypes>(
   type: N,
   value: VkFlagsTypes[N] | number | bigint,
-): string[] {
+): string[];
+export function flagNames(type: string, value: number | bigint): string[] {
   const bits = bitsTypeOf(type);
   const table = values("flagNames", bits);
   let rest = BigInt(value);

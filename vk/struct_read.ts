@@ -83,9 +83,32 @@ export function readStruct(
   source: Deno.PointerValue | Uint8Array,
   options?: ReadStructOptions,
 ): unknown {
-  options ??= {};
+  return readStructValue(name, source, options?.index ?? 0);
+}
+
+/**
+ * Reads element `index` of struct `name` at `source` untyped: {@linkcode readStruct}'s core, for the library's
+ * own callers that hold a name as a `string` (resolving the typed overloads for one relates the name to every
+ * struct first, which costs every program that imports the library a check; docs/performance.md).
+ *
+ * @example Usage
+ * ```ts
+ * import { Arena } from "../ffi/memory.ts";
+ * import { writeStruct } from "./struct_write.ts";
+ * import { readStructValue } from "./struct_read.ts";
+ * using arena = new Arena();
+ * const name: string = "VkExtent2D";
+ * console.log(readStructValue(name, writeStruct(arena, "VkExtent2D", { width: 3 })).width); // 3
+ * ```
+ * @throws {TypeError} If `name` is not a struct or `source` is null.
+ */
+export function readStructValue(
+  name: string,
+  source: Deno.PointerValue | Uint8Array,
+  index = 0,
+): StructValue {
   const [, read, size] = entryOf(name);
-  const base = (options.index ?? 0) * size;
+  const base = index * size;
   let bytes: Uint8Array<ArrayBuffer>;
   if (source instanceof Uint8Array) {
     if (source.byteLength < base + size) {
@@ -141,7 +164,7 @@ export function readStructArray(
   count: number,
 ): unknown[] {
   const out: StructValue[] = [];
-  for (let i = 0; i < count; i++) out.push(readStruct(name, source, { index: i }));
+  for (let i = 0; i < count; i++) out.push(readStructValue(name, source, i));
   return out;
 }
 
@@ -195,7 +218,7 @@ export function readChain(pointer: Deno.PointerValue, _parent?: string): (Struct
     const type = Object.hasOwn(STRUCT_BY_STYPE, sType) ? STRUCT_BY_STYPE[sType] : undefined;
     if (type === undefined || !findLayout(type)) break;
     // No struct that extends a pNext chain has a member named "type" (checked against vk.xml).
-    out.push({ ...readStruct(type, next), type });
+    out.push({ ...readStructValue(type, next), type });
     next = new Deno.UnsafePointerView(next).getPointer(8);
   }
   return out;

@@ -64,7 +64,7 @@ export type ChainFor<N extends VkStructName> = N extends keyof VkStructChains ? 
 export function writeStruct<N extends VkStructName>(
   arena: Arena,
   name: N,
-  value?: VkStructInputs[N],
+  value?: NoInfer<VkStructInputs[N]>,
 ): StructPointer<N>;
 /**
  * Writes struct `name` given as a run-time string (untyped members, checked when written).
@@ -86,6 +86,8 @@ export function writeStruct<S extends string>(
 ): Deno.PointerObject;
 // The implementations take `unknown`: each overload must be assignable to its implementation, and relating
 // `VkStructInputs[N]` to an index signature makes the checker expand every struct (docs/performance.md).
+// The typed overloads take their values as `NoInfer`: `N` comes from the name alone, since inferring it from
+// a value too relates that value to every struct's input.
 export function writeStruct(arena: Arena, name: string, value?: unknown): Deno.PointerObject {
   const entry = entryOf(name);
   const v = value ?? {};
@@ -136,7 +138,7 @@ function zeroed(m: Scratch, entry: StructEntry, name: string, count: number, cha
 export function writeStructArray<N extends VkStructName>(
   arena: Arena,
   name: N,
-  values: readonly VkStructInputs[N][],
+  values: NoInfer<readonly VkStructInputs[N][]>,
 ): StructPointer<N>;
 /**
  * Writes an array of structs `name` given as a run-time string (untyped members).
@@ -192,7 +194,7 @@ export interface AllocStructOptions<N extends VkStructName = VkStructName> {
 export function allocStruct<N extends VkStructName>(
   arena: Arena,
   name: N,
-  options?: AllocStructOptions<N>,
+  options?: NoInfer<AllocStructOptions<N>>,
 ): StructPointer<N>;
 /**
  * Allocates output struct(s) `name` given as a run-time string.

@@ -14,8 +14,7 @@ import type { StructValue } from "./struct_value.ts";
 import { Scratch } from "../ffi/scratch.ts";
 import { entryOf } from "./marshal.ts";
 import { ENUM_VALUES } from "./generated/enums.ts";
-import type { VkEnumTypes } from "./generated/vk_types.ts";
-import { enumName } from "./names.ts";
+import { enumValueName } from "./names.ts";
 
 /** Whether `type` is an enum type (not FlagBits): its struct members are named by {@linkcode readStructDeep}. */
 function isEnumType(type: string): boolean {
@@ -111,7 +110,7 @@ export function readStructDeep(name: string, pointer: Deno.PointerValue, depth?:
       m.name !== "sType" && m.pointer === 0 && m.count === undefined && m.bits === undefined &&
       isEnumType(m.type)
     ) {
-      value[`${m.name}Name`] = enumName(m.type as keyof VkEnumTypes, value[m.name] as number);
+      value[`${m.name}Name`] = enumValueName(m.type, value[m.name] as number);
     }
   }
   if (depth > 8) return value;

@@ -34,6 +34,7 @@ import { fnFromPointer } from "../../ffi/library.ts";
 import { address, Arena, readPointer, readU32, writeU64 } from "../../ffi/memory.ts";
 import { writeStruct } from "../../vk/struct_write.ts";
 import type { VkObjectType } from "../../vk/generated/vk_types.ts";
+import type { VkStructInputs } from "../../vk/generated/vk_structs.ts";
 import { LOG_BITS, type Logger, type LogRecord } from "../../loading/log.ts";
 import {
   VK_ERROR_INITIALIZATION_FAILED,
@@ -243,12 +244,14 @@ export function deliver(messenger: DebugMessenger, record: LogRecord, instance: 
   const { severity, type } = messageSeverityAndType(record);
   if ((messenger.severities & severity) === 0 || (messenger.types & type) === 0) return;
   using arena = new Arena();
-  const data = writeStruct(arena, "VkDebugUtilsMessengerCallbackDataEXT", {
+  // Typed before the call: a literal argument would be checked against every struct's input first.
+  const callbackData: VkStructInputs["VkDebugUtilsMessengerCallbackDataEXT"] = {
     pMessageIdName: "Loader Message",
     messageIdNumber: 0,
     pMessage: record.text,
     pObjects: [{ objectType: VK_OBJECT_TYPE_INSTANCE, objectHandle: handle }],
-  });
+  };
+  const data = writeStruct(arena, "VkDebugUtilsMessengerCallbackDataEXT", callbackData);
   fnFromPointer(messenger.callback, UTILS_CALLBACK).call(severity, type, data, messenger.userData);
 }
 
