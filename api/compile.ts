@@ -92,9 +92,15 @@ let idle: CallMemory | undefined;
 
 /** Handle addresses by handle object: a handle passed in an array every frame costs no new bigint a call. */
 const addresses = new WeakMap<Deno.PointerObject, bigint>();
+/** The handle whose address was asked for last (a loop passing one handle skips the lookup). */
+let lastHandle: Deno.PointerObject | undefined;
+let lastAddress = 0n;
 function addressOf(h: Deno.PointerObject): bigint {
+  if (h === lastHandle) return lastAddress;
   let a = addresses.get(h);
   if (a === undefined) addresses.set(h, a = Deno.UnsafePointer.value(h));
+  lastHandle = h;
+  lastAddress = a;
   return a;
 }
 const EMPTY = Object.freeze({});
@@ -272,6 +278,10 @@ export const RUNTIME = {
         return RUNTIME.scalars(m, element as ScalarKind, v, -1, command, param);
     }
   },
+  /** Whether `v` is a handle (a pointer object). */
+  isHandle: isPointerObject,
+  /** The address of handle `h`, as a bigint (cached per handle object). */
+  address: addressOf,
   /** Whether `v` is one struct literal (an object that is neither an array nor a pointer). */
   isLiteral(v: unknown): boolean {
     return typeof v === "object" && v !== null && !Array.isArray(v) && !isPointerObject(v);

@@ -336,6 +336,8 @@ export class HandleChecker implements HandleChecks {
    * and each instance, physical device or device one that passed the full check since nothing was destroyed.
    */
   #quick(handles: readonly HandleParam[]): Check<boolean> {
+    // The root handle that passed last, with its type and epoch: a loop on one device skips the lookup.
+    let seen: unknown = undefined, seenType = "", seenAt = -1;
     return (a, b, c, d, e, f, g, h) => {
       const now = this.#now();
       for (let i = 0; i < handles.length; i++) {
@@ -346,9 +348,12 @@ export class HandleChecker implements HandleChecks {
           return false;
         }
         if (typeof v !== "object") return false;
-        if (!p.root) continue;
+        if (!p.root || (v === seen && now === seenAt && p.type === seenType)) continue;
         const hit = this.#passed.get(v);
         if (hit === undefined || hit.epoch !== now || hit.type !== p.type) return false;
+        seen = v;
+        seenType = p.type;
+        seenAt = now;
       }
       return true;
     };

@@ -151,16 +151,42 @@ function commandCode(
         const generic = `rt.array(m, ${q(element)}, ${q(role[2])}, ${u}, ${optional}, ${q(name)}, ${P}${
           element === "struct" ? `, ${entry(String(role[2]))}` : ""
         })`;
+        // The common shapes (one handle, a Uint8Array, a small typed array of the element's type) are written
+        // here, where the checks see one command's arguments; anything else goes through the helper.
+        const views: Record<string, string> = { u32: "Uint32Array", i32: "Int32Array", f32: "Float32Array" };
+        const view = element === "scalar" ? views[String(role[2])] : undefined;
         if (element === "struct") {
           prep.push(...literal(i, String(role[2]), `rt.isOne(${u})`, `${u}[0]`, generic, u!, P));
         } else if (element === "handle") {
           prep.push(
-            `const a${i} = rt.handles(m, ${q(role[2])}, ${u}, ${optional}, ${q(name)}, ${P}, ${
+            `let a${i};`,
+            `if (Array.isArray(${u}) && ${u}.length === 1 && rt.isHandle(${u}[0]) && m.top + 16 <= m.size) {`,
+            `const c = m.alloc(8, 8);`,
+            `m.u64[c >> 3] = rt.address(${u}[0]);`,
+            `a${i} = m.at(c);`,
+            `} else a${i} = rt.handles(m, ${q(role[2])}, ${u}, ${optional}, ${q(name)}, ${P}, ${
               role[4] === 1
             });`,
           );
         } else if (element === "bytes") {
-          prep.push(`const a${i} = rt.bytes(m, ${u}, ${optional}, ${q(name)}, ${P});`);
+          prep.push(
+            `let a${i};`,
+            `if (${u} instanceof Uint8Array && m.top + ${u}.byteLength + 8 <= m.size) {`,
+            `const c = m.alloc(${u}.byteLength, 8);`,
+            `m.u8.set(${u}, c);`,
+            `a${i} = m.at(c);`,
+            `} else a${i} = rt.bytes(m, ${u}, ${optional}, ${q(name)}, ${P});`,
+          );
+        } else if (view) {
+          const at = `m.${role[2]}[(c >> 2) + j]`;
+          prep.push(
+            `let a${i};`,
+            `if (${u} instanceof ${view} && ${u}.length <= 16 && m.top + 72 <= m.size) {`,
+            `const c = m.alloc(${u}.length * 4, 8);`,
+            `for (let j = 0; j < ${u}.length; j++) ${at} = ${u}[j];`,
+            `a${i} = m.at(c);`,
+            `} else a${i} = ${generic};`,
+          );
         } else prep.push(`const a${i} = ${generic};`);
         break;
       }

@@ -171,7 +171,7 @@ export function put64(m: Scratch, o: number, v: unknown, struct: string, member:
   if (typeof v === "bigint") {
     m.u64[o >> 3] = v;
   } else if (typeof v === "number" && v >= 0 && Number.isSafeInteger(v)) {
-    m.u32[o >> 2] = v % TWO_32;
+    m.u32[o >> 2] = v; // a Uint32Array store keeps the value modulo 2^32 (no `%`: V8 calls C for a double's)
     m.u32[(o >> 2) + 1] = v / TWO_32;
   } else if (typeof v === "boolean") {
     m.u32[o >> 2] = v ? 1 : 0;
@@ -203,7 +203,7 @@ export function putPointer(m: Scratch, o: number, v: unknown, struct: string, me
 
 /** Stores address `a` (a number) at byte `o`. */
 export function putAddress(m: Scratch, o: number, a: number): void {
-  m.u32[o >> 2] = a % TWO_32;
+  m.u32[o >> 2] = a; // modulo 2^32, as in put64
   m.u32[(o >> 2) + 1] = a / TWO_32;
 }
 
@@ -288,6 +288,7 @@ export function pointee(
   struct: string,
   member: string,
 ): number {
+  if (Array.isArray(x)) return -2;
   if (x === null || typeof x === "bigint" || isPointerObject(x)) {
     putPointer(m, o, x, struct, member);
     return -1;

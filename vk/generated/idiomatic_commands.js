@@ -1635,15 +1635,20 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        const a3 = rt.handles(
-          m,
-          "VkBuffer",
-          u2,
-          true,
-          "vkCmdBeginTransformFeedbackEXT",
-          "pCounterBuffers",
-          true,
-        );
+        let a3;
+        if (Array.isArray(u2) && u2.length === 1 && rt.isHandle(u2[0]) && m.top + 16 <= m.size) {
+          const c = m.alloc(8, 8);
+          m.u64[c >> 3] = rt.address(u2[0]);
+          a3 = m.at(c);
+        } else {a3 = rt.handles(
+            m,
+            "VkBuffer",
+            u2,
+            true,
+            "vkCmdBeginTransformFeedbackEXT",
+            "pCounterBuffers",
+            true,
+          );}
         const a4 = rt.array(
           m,
           "scalar",
@@ -1859,16 +1864,26 @@ export function commands() {
         const a1 = u1;
         const a2 = u2;
         const a3 = u3;
-        const a5 = rt.handles(
-          m,
-          "VkDescriptorSet",
-          u4,
-          false,
-          "vkCmdBindDescriptorSets",
-          "pDescriptorSets",
-          true,
-        );
-        const a7 = rt.array(m, "scalar", "u32", u5, true, "vkCmdBindDescriptorSets", "pDynamicOffsets");
+        let a5;
+        if (Array.isArray(u4) && u4.length === 1 && rt.isHandle(u4[0]) && m.top + 16 <= m.size) {
+          const c = m.alloc(8, 8);
+          m.u64[c >> 3] = rt.address(u4[0]);
+          a5 = m.at(c);
+        } else {a5 = rt.handles(
+            m,
+            "VkDescriptorSet",
+            u4,
+            false,
+            "vkCmdBindDescriptorSets",
+            "pDescriptorSets",
+            true,
+          );}
+        let a7;
+        if (u5 instanceof Uint32Array && u5.length <= 16 && m.top + 72 <= m.size) {
+          const c = m.alloc(u5.length * 4, 8);
+          for (let j = 0; j < u5.length; j++) m.u32[(c >> 2) + j] = u5[j];
+          a7 = m.at(c);
+        } else a7 = rt.array(m, "scalar", "u32", u5, true, "vkCmdBindDescriptorSets", "pDynamicOffsets");
         const n4_0 = rt.len(u4, "handle", "vkCmdBindDescriptorSets", "pDescriptorSets");
         const a4 = n4_0;
         const n6_0 = rt.len(u5, "scalar", "vkCmdBindDescriptorSets", "pDynamicOffsets");
@@ -2148,8 +2163,18 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a2 = rt.array(m, "scalar", "u32", u1, false, "vkCmdBindShadersEXT", "pStages");
-        const a3 = rt.handles(m, "VkShaderEXT", u2, true, "vkCmdBindShadersEXT", "pShaders", true);
+        let a2;
+        if (u1 instanceof Uint32Array && u1.length <= 16 && m.top + 72 <= m.size) {
+          const c = m.alloc(u1.length * 4, 8);
+          for (let j = 0; j < u1.length; j++) m.u32[(c >> 2) + j] = u1[j];
+          a2 = m.at(c);
+        } else a2 = rt.array(m, "scalar", "u32", u1, false, "vkCmdBindShadersEXT", "pStages");
+        let a3;
+        if (Array.isArray(u2) && u2.length === 1 && rt.isHandle(u2[0]) && m.top + 16 <= m.size) {
+          const c = m.alloc(8, 8);
+          m.u64[c >> 3] = rt.address(u2[0]);
+          a3 = m.at(c);
+        } else a3 = rt.handles(m, "VkShaderEXT", u2, true, "vkCmdBindShadersEXT", "pShaders", true);
         const n1_0 = rt.len(u1, "scalar", "vkCmdBindShadersEXT", "pStages");
         const n1_1 = rt.len(u2, "handle", "vkCmdBindShadersEXT", "pShaders");
         if (n1_1 !== n1_0 && u2 != null) {
@@ -2298,15 +2323,20 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        const a3 = rt.handles(
-          m,
-          "VkBuffer",
-          u2,
-          false,
-          "vkCmdBindTransformFeedbackBuffersEXT",
-          "pBuffers",
-          false,
-        );
+        let a3;
+        if (Array.isArray(u2) && u2.length === 1 && rt.isHandle(u2[0]) && m.top + 16 <= m.size) {
+          const c = m.alloc(8, 8);
+          m.u64[c >> 3] = rt.address(u2[0]);
+          a3 = m.at(c);
+        } else {a3 = rt.handles(
+            m,
+            "VkBuffer",
+            u2,
+            false,
+            "vkCmdBindTransformFeedbackBuffersEXT",
+            "pBuffers",
+            false,
+          );}
         const a4 = rt.array(
           m,
           "scalar",
@@ -2348,7 +2378,12 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        const a3 = rt.handles(m, "VkBuffer", u2, false, "vkCmdBindVertexBuffers", "pBuffers", true);
+        let a3;
+        if (Array.isArray(u2) && u2.length === 1 && rt.isHandle(u2[0]) && m.top + 16 <= m.size) {
+          const c = m.alloc(8, 8);
+          m.u64[c >> 3] = rt.address(u2[0]);
+          a3 = m.at(c);
+        } else a3 = rt.handles(m, "VkBuffer", u2, false, "vkCmdBindVertexBuffers", "pBuffers", true);
         const a4 = rt.array(m, "scalar", "u64", u3, false, "vkCmdBindVertexBuffers", "pOffsets");
         const n2_0 = rt.len(u2, "handle", "vkCmdBindVertexBuffers", "pBuffers");
         const n2_1 = rt.len(u3, "scalar", "vkCmdBindVertexBuffers", "pOffsets");
@@ -2377,7 +2412,12 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        const a3 = rt.handles(m, "VkBuffer", u2, false, "vkCmdBindVertexBuffers2", "pBuffers", true);
+        let a3;
+        if (Array.isArray(u2) && u2.length === 1 && rt.isHandle(u2[0]) && m.top + 16 <= m.size) {
+          const c = m.alloc(8, 8);
+          m.u64[c >> 3] = rt.address(u2[0]);
+          a3 = m.at(c);
+        } else a3 = rt.handles(m, "VkBuffer", u2, false, "vkCmdBindVertexBuffers2", "pBuffers", true);
         const a4 = rt.array(m, "scalar", "u64", u3, false, "vkCmdBindVertexBuffers2", "pOffsets");
         const a5 = rt.array(m, "scalar", "u64", u4, true, "vkCmdBindVertexBuffers2", "pSizes");
         const a6 = rt.array(m, "scalar", "u64", u5, true, "vkCmdBindVertexBuffers2", "pStrides");
@@ -2643,15 +2683,20 @@ export function commands() {
           "vkCmdBuildAccelerationStructuresIndirectKHR",
           "pIndirectDeviceAddresses",
         );
-        const a4 = rt.array(
-          m,
-          "scalar",
-          "u32",
-          u3,
-          false,
-          "vkCmdBuildAccelerationStructuresIndirectKHR",
-          "pIndirectStrides",
-        );
+        let a4;
+        if (u3 instanceof Uint32Array && u3.length <= 16 && m.top + 72 <= m.size) {
+          const c = m.alloc(u3.length * 4, 8);
+          for (let j = 0; j < u3.length; j++) m.u32[(c >> 2) + j] = u3[j];
+          a4 = m.at(c);
+        } else {a4 = rt.array(
+            m,
+            "scalar",
+            "u32",
+            u3,
+            false,
+            "vkCmdBuildAccelerationStructuresIndirectKHR",
+            "pIndirectStrides",
+          );}
         const a5 = u4 ?? null;
         const n1_0 = rt.len(u1, "struct", "vkCmdBuildAccelerationStructuresIndirectKHR", "pInfos");
         const n1_1 = rt.len(
@@ -6163,15 +6208,20 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        const a3 = rt.handles(
-          m,
-          "VkBuffer",
-          u2,
-          true,
-          "vkCmdEndTransformFeedbackEXT",
-          "pCounterBuffers",
-          true,
-        );
+        let a3;
+        if (Array.isArray(u2) && u2.length === 1 && rt.isHandle(u2[0]) && m.top + 16 <= m.size) {
+          const c = m.alloc(8, 8);
+          m.u64[c >> 3] = rt.address(u2[0]);
+          a3 = m.at(c);
+        } else {a3 = rt.handles(
+            m,
+            "VkBuffer",
+            u2,
+            true,
+            "vkCmdEndTransformFeedbackEXT",
+            "pCounterBuffers",
+            true,
+          );}
         const a4 = rt.array(
           m,
           "scalar",
@@ -6257,15 +6307,20 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a2 = rt.handles(
-          m,
-          "VkCommandBuffer",
-          u1,
-          false,
-          "vkCmdExecuteCommands",
-          "pCommandBuffers",
-          false,
-        );
+        let a2;
+        if (Array.isArray(u1) && u1.length === 1 && rt.isHandle(u1[0]) && m.top + 16 <= m.size) {
+          const c = m.alloc(8, 8);
+          m.u64[c >> 3] = rt.address(u1[0]);
+          a2 = m.at(c);
+        } else {a2 = rt.handles(
+            m,
+            "VkCommandBuffer",
+            u1,
+            false,
+            "vkCmdExecuteCommands",
+            "pCommandBuffers",
+            false,
+          );}
         const n1_0 = rt.len(u1, "handle", "vkCmdExecuteCommands", "pCommandBuffers");
         const a1 = n1_0;
         check(a0, a1, a2);
@@ -6913,7 +6968,12 @@ export function commands() {
         const a1 = u1;
         const a2 = u2;
         const a3 = u3;
-        const a5 = rt.bytes(m, u4, false, "vkCmdPushConstants", "pValues");
+        let a5;
+        if (u4 instanceof Uint8Array && m.top + u4.byteLength + 8 <= m.size) {
+          const c = m.alloc(u4.byteLength, 8);
+          m.u8.set(u4, c);
+          a5 = m.at(c);
+        } else a5 = rt.bytes(m, u4, false, "vkCmdPushConstants", "pValues");
         const n4_0 = rt.len(u4, "bytes", "vkCmdPushConstants", "pValues");
         const a4 = n4_0;
         check(a0, a1, a2, a3, a4, a5);
@@ -7128,7 +7188,12 @@ export function commands() {
         const a1 = u1;
         const a2 = u2;
         const a3 = u3;
-        const a4 = rt.bytes(m, u4, false, "vkCmdPushDescriptorSetWithTemplate", "pData");
+        let a4;
+        if (u4 instanceof Uint8Array && m.top + u4.byteLength + 8 <= m.size) {
+          const c = m.alloc(u4.byteLength, 8);
+          m.u8.set(u4, c);
+          a4 = m.at(c);
+        } else a4 = rt.bytes(m, u4, false, "vkCmdPushDescriptorSetWithTemplate", "pData");
         check(a0, a1, a2, a3, a4);
         fn(a0, a1, a2, a3, a4);
       } finally {
@@ -7409,7 +7474,12 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = rt.bytes(m, u1, false, "vkCmdSetCheckpointNV", "pCheckpointMarker");
+        let a1;
+        if (u1 instanceof Uint8Array && m.top + u1.byteLength + 8 <= m.size) {
+          const c = m.alloc(u1.byteLength, 8);
+          m.u8.set(u1, c);
+          a1 = m.at(c);
+        } else a1 = rt.bytes(m, u1, false, "vkCmdSetCheckpointNV", "pCheckpointMarker");
         check(a0, a1);
         fn(a0, a1);
       } finally {
@@ -7656,7 +7726,12 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        const a3 = rt.array(m, "scalar", "u32", u2, false, "vkCmdSetColorWriteMaskEXT", "pColorWriteMasks");
+        let a3;
+        if (u2 instanceof Uint32Array && u2.length <= 16 && m.top + 72 <= m.size) {
+          const c = m.alloc(u2.length * 4, 8);
+          for (let j = 0; j < u2.length; j++) m.u32[(c >> 2) + j] = u2[j];
+          a3 = m.at(c);
+        } else a3 = rt.array(m, "scalar", "u32", u2, false, "vkCmdSetColorWriteMaskEXT", "pColorWriteMasks");
         const n2_0 = rt.len(u2, "scalar", "vkCmdSetColorWriteMaskEXT", "pColorWriteMasks");
         const a2 = n2_0;
         check(a0, a1, a2, a3);
@@ -7777,15 +7852,20 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a2 = rt.array(
-          m,
-          "scalar",
-          "f32",
-          u1,
-          false,
-          "vkCmdSetCoverageModulationTableNV",
-          "pCoverageModulationTable",
-        );
+        let a2;
+        if (u1 instanceof Float32Array && u1.length <= 16 && m.top + 72 <= m.size) {
+          const c = m.alloc(u1.length * 4, 8);
+          for (let j = 0; j < u1.length; j++) m.f32[(c >> 2) + j] = u1[j];
+          a2 = m.at(c);
+        } else {a2 = rt.array(
+            m,
+            "scalar",
+            "f32",
+            u1,
+            false,
+            "vkCmdSetCoverageModulationTableNV",
+            "pCoverageModulationTable",
+          );}
         const n1_0 = rt.len(u1, "scalar", "vkCmdSetCoverageModulationTableNV", "pCoverageModulationTable");
         const a1 = n1_0;
         check(a0, a1, a2);
@@ -8189,15 +8269,20 @@ export function commands() {
         const a1 = u1;
         const a2 = u2;
         const a3 = u3;
-        const a5 = rt.array(
-          m,
-          "scalar",
-          "u32",
-          u4,
-          false,
-          "vkCmdSetDescriptorBufferOffsetsEXT",
-          "pBufferIndices",
-        );
+        let a5;
+        if (u4 instanceof Uint32Array && u4.length <= 16 && m.top + 72 <= m.size) {
+          const c = m.alloc(u4.length * 4, 8);
+          for (let j = 0; j < u4.length; j++) m.u32[(c >> 2) + j] = u4[j];
+          a5 = m.at(c);
+        } else {a5 = rt.array(
+            m,
+            "scalar",
+            "u32",
+            u4,
+            false,
+            "vkCmdSetDescriptorBufferOffsetsEXT",
+            "pBufferIndices",
+          );}
         const a6 = rt.array(m, "scalar", "u64", u5, false, "vkCmdSetDescriptorBufferOffsetsEXT", "pOffsets");
         const n4_0 = rt.len(u4, "scalar", "vkCmdSetDescriptorBufferOffsetsEXT", "pBufferIndices");
         const n4_1 = rt.len(u5, "scalar", "vkCmdSetDescriptorBufferOffsetsEXT", "pOffsets");
@@ -9194,7 +9279,12 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        const a2 = rt.array(m, "scalar", "u32", u2, true, "vkCmdSetSampleMaskEXT", "pSampleMask");
+        let a2;
+        if (u2 instanceof Uint32Array && u2.length <= 16 && m.top + 72 <= m.size) {
+          const c = m.alloc(u2.length * 4, 8);
+          for (let j = 0; j < u2.length; j++) m.u32[(c >> 2) + j] = u2[j];
+          a2 = m.at(c);
+        } else a2 = rt.array(m, "scalar", "u32", u2, true, "vkCmdSetSampleMaskEXT", "pSampleMask");
         check(a0, a1, a2);
         fn(a0, a1, a2);
       } finally {
@@ -10101,7 +10191,12 @@ export function commands() {
         const a0 = u0;
         const a1 = u1;
         const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, "vkCmdUpdateBuffer", "dstOffset");
-        const a4 = rt.bytes(m, u3, false, "vkCmdUpdateBuffer", "pData");
+        let a4;
+        if (u3 instanceof Uint8Array && m.top + u3.byteLength + 8 <= m.size) {
+          const c = m.alloc(u3.byteLength, 8);
+          m.u8.set(u3, c);
+          a4 = m.at(c);
+        } else a4 = rt.bytes(m, u3, false, "vkCmdUpdateBuffer", "pData");
         const n3_0 = rt.len(u3, "bytes", "vkCmdUpdateBuffer", "pData");
         const a3 = BigInt(n3_0);
         check(a0, a1, a2, a3, a4);
@@ -10155,7 +10250,12 @@ export function commands() {
             "pDstRange",
           );}
         const a2 = u2 ?? 0;
-        const a4 = rt.bytes(m, u3, false, "vkCmdUpdateMemoryKHR", "pData");
+        let a4;
+        if (u3 instanceof Uint8Array && m.top + u3.byteLength + 8 <= m.size) {
+          const c = m.alloc(u3.byteLength, 8);
+          m.u8.set(u3, c);
+          a4 = m.at(c);
+        } else a4 = rt.bytes(m, u3, false, "vkCmdUpdateMemoryKHR", "pData");
         const n3_0 = rt.len(u3, "bytes", "vkCmdUpdateMemoryKHR", "pData");
         const a3 = BigInt(n3_0);
         check(a0, a1, a2, a3, a4);
@@ -10201,7 +10301,12 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a2 = rt.handles(m, "VkEvent", u1, false, "vkCmdWaitEvents", "pEvents", false);
+        let a2;
+        if (Array.isArray(u1) && u1.length === 1 && rt.isHandle(u1[0]) && m.top + 16 <= m.size) {
+          const c = m.alloc(8, 8);
+          m.u64[c >> 3] = rt.address(u1[0]);
+          a2 = m.at(c);
+        } else a2 = rt.handles(m, "VkEvent", u1, false, "vkCmdWaitEvents", "pEvents", false);
         const a3 = u2 ?? 0;
         const a4 = u3 ?? 0;
         let a6;
@@ -10312,7 +10417,12 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a2 = rt.handles(m, "VkEvent", u1, false, "vkCmdWaitEvents2", "pEvents", false);
+        let a2;
+        if (Array.isArray(u1) && u1.length === 1 && rt.isHandle(u1[0]) && m.top + 16 <= m.size) {
+          const c = m.alloc(8, 8);
+          m.u64[c >> 3] = rt.address(u1[0]);
+          a2 = m.at(c);
+        } else a2 = rt.handles(m, "VkEvent", u1, false, "vkCmdWaitEvents2", "pEvents", false);
         let a3;
         if (rt.isOne(u2)) {
           const top = m.top;
@@ -10359,15 +10469,20 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a2 = rt.handles(
-          m,
-          "VkAccelerationStructureKHR",
-          u1,
-          false,
-          "vkCmdWriteAccelerationStructuresPropertiesKHR",
-          "pAccelerationStructures",
-          false,
-        );
+        let a2;
+        if (Array.isArray(u1) && u1.length === 1 && rt.isHandle(u1[0]) && m.top + 16 <= m.size) {
+          const c = m.alloc(8, 8);
+          m.u64[c >> 3] = rt.address(u1[0]);
+          a2 = m.at(c);
+        } else {a2 = rt.handles(
+            m,
+            "VkAccelerationStructureKHR",
+            u1,
+            false,
+            "vkCmdWriteAccelerationStructuresPropertiesKHR",
+            "pAccelerationStructures",
+            false,
+          );}
         const a3 = u2;
         const a4 = u3;
         const a5 = u4;
@@ -10398,15 +10513,20 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a2 = rt.handles(
-          m,
-          "VkAccelerationStructureNV",
-          u1,
-          false,
-          "vkCmdWriteAccelerationStructuresPropertiesNV",
-          "pAccelerationStructures",
-          false,
-        );
+        let a2;
+        if (Array.isArray(u1) && u1.length === 1 && rt.isHandle(u1[0]) && m.top + 16 <= m.size) {
+          const c = m.alloc(8, 8);
+          m.u64[c >> 3] = rt.address(u1[0]);
+          a2 = m.at(c);
+        } else {a2 = rt.handles(
+            m,
+            "VkAccelerationStructureNV",
+            u1,
+            false,
+            "vkCmdWriteAccelerationStructuresPropertiesNV",
+            "pAccelerationStructures",
+            false,
+          );}
         const a3 = u2;
         const a4 = u3;
         const a5 = u4;
@@ -10525,15 +10645,20 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a2 = rt.handles(
-          m,
-          "VkMicromapEXT",
-          u1,
-          false,
-          "vkCmdWriteMicromapsPropertiesEXT",
-          "pMicromaps",
-          false,
-        );
+        let a2;
+        if (Array.isArray(u1) && u1.length === 1 && rt.isHandle(u1[0]) && m.top + 16 <= m.size) {
+          const c = m.alloc(8, 8);
+          m.u64[c >> 3] = rt.address(u1[0]);
+          a2 = m.at(c);
+        } else {a2 = rt.handles(
+            m,
+            "VkMicromapEXT",
+            u1,
+            false,
+            "vkCmdWriteMicromapsPropertiesEXT",
+            "pMicromaps",
+            false,
+          );}
         const a3 = u2;
         const a4 = u3;
         const a5 = u4;
@@ -16776,15 +16901,20 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        const a3 = rt.handles(
-          m,
-          "VkCommandBuffer",
-          u2,
-          false,
-          "vkFreeCommandBuffers",
-          "pCommandBuffers",
-          true,
-        );
+        let a3;
+        if (Array.isArray(u2) && u2.length === 1 && rt.isHandle(u2[0]) && m.top + 16 <= m.size) {
+          const c = m.alloc(8, 8);
+          m.u64[c >> 3] = rt.address(u2[0]);
+          a3 = m.at(c);
+        } else {a3 = rt.handles(
+            m,
+            "VkCommandBuffer",
+            u2,
+            false,
+            "vkFreeCommandBuffers",
+            "pCommandBuffers",
+            true,
+          );}
         const n2_0 = rt.len(u2, "handle", "vkFreeCommandBuffers", "pCommandBuffers");
         const a2 = n2_0;
         check(a0, a1, a2, a3);
@@ -16808,15 +16938,20 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        const a3 = rt.handles(
-          m,
-          "VkDescriptorSet",
-          u2,
-          false,
-          "vkFreeDescriptorSets",
-          "pDescriptorSets",
-          true,
-        );
+        let a3;
+        if (Array.isArray(u2) && u2.length === 1 && rt.isHandle(u2[0]) && m.top + 16 <= m.size) {
+          const c = m.alloc(8, 8);
+          m.u64[c >> 3] = rt.address(u2[0]);
+          a3 = m.at(c);
+        } else {a3 = rt.handles(
+            m,
+            "VkDescriptorSet",
+            u2,
+            false,
+            "vkFreeDescriptorSets",
+            "pDescriptorSets",
+            true,
+          );}
         const n2_0 = rt.len(u2, "handle", "vkFreeDescriptorSets", "pDescriptorSets");
         const a2 = n2_0;
         check(a0, a1, a2, a3);
@@ -16889,15 +17024,20 @@ export function commands() {
             "vkGetAccelerationStructureBuildSizesKHR",
             "pBuildInfo",
           );}
-        const a3 = rt.array(
-          m,
-          "scalar",
-          "u32",
-          u3,
-          true,
-          "vkGetAccelerationStructureBuildSizesKHR",
-          "pMaxPrimitiveCounts",
-        );
+        let a3;
+        if (u3 instanceof Uint32Array && u3.length <= 16 && m.top + 72 <= m.size) {
+          const c = m.alloc(u3.length * 4, 8);
+          for (let j = 0; j < u3.length; j++) m.u32[(c >> 2) + j] = u3[j];
+          a3 = m.at(c);
+        } else {a3 = rt.array(
+            m,
+            "scalar",
+            "u32",
+            u3,
+            true,
+            "vkGetAccelerationStructureBuildSizesKHR",
+            "pMaxPrimitiveCounts",
+          );}
         rt.outStruct(
           m,
           E1,
@@ -19937,7 +20077,12 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a2 = rt.handles(m, "VkImage", u1, false, "vkGetImageOpaqueCaptureDataEXT", "pImages", false);
+        let a2;
+        if (Array.isArray(u1) && u1.length === 1 && rt.isHandle(u1[0]) && m.top + 16 <= m.size) {
+          const c = m.alloc(8, 8);
+          m.u64[c >> 3] = rt.address(u1[0]);
+          a2 = m.at(c);
+        } else a2 = rt.handles(m, "VkImage", u1, false, "vkGetImageOpaqueCaptureDataEXT", "pImages", false);
         const n1_0 = rt.len(u1, "handle", "vkGetImageOpaqueCaptureDataEXT", "pImages");
         const a1 = n1_0;
         const n3 = rt.size(a1);
@@ -20607,7 +20752,12 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        const a2 = rt.bytes(m, u2, false, "vkGetMemoryHostPointerPropertiesEXT", "pHostPointer");
+        let a2;
+        if (u2 instanceof Uint8Array && m.top + u2.byteLength + 8 <= m.size) {
+          const c = m.alloc(u2.byteLength, 8);
+          m.u8.set(u2, c);
+          a2 = m.at(c);
+        } else a2 = rt.bytes(m, u2, false, "vkGetMemoryHostPointerPropertiesEXT", "pHostPointer");
         rt.outStruct(
           m,
           E0,
@@ -20696,7 +20846,12 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        const a2 = rt.bytes(m, u2, false, "vkGetMemoryMetalHandlePropertiesEXT", "pHandle");
+        let a2;
+        if (u2 instanceof Uint8Array && m.top + u2.byteLength + 8 <= m.size) {
+          const c = m.alloc(u2.byteLength, 8);
+          m.u8.set(u2, c);
+          a2 = m.at(c);
+        } else a2 = rt.bytes(m, u2, false, "vkGetMemoryMetalHandlePropertiesEXT", "pHandle");
         rt.outStruct(
           m,
           E0,
@@ -25527,15 +25682,20 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a2 = rt.handles(
-          m,
-          "VkTensorARM",
-          u1,
-          false,
-          "vkGetTensorOpaqueCaptureDataARM",
-          "pTensors",
-          false,
-        );
+        let a2;
+        if (Array.isArray(u1) && u1.length === 1 && rt.isHandle(u1[0]) && m.top + 16 <= m.size) {
+          const c = m.alloc(8, 8);
+          m.u64[c >> 3] = rt.address(u1[0]);
+          a2 = m.at(c);
+        } else {a2 = rt.handles(
+            m,
+            "VkTensorARM",
+            u1,
+            false,
+            "vkGetTensorOpaqueCaptureDataARM",
+            "pTensors",
+            false,
+          );}
         const n1_0 = rt.len(u1, "handle", "vkGetTensorOpaqueCaptureDataARM", "pTensors");
         const a1 = n1_0;
         const n3 = rt.size(a1);
@@ -26257,7 +26417,12 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        const a3 = rt.handles(m, "VkPipelineCache", u2, false, "vkMergePipelineCaches", "pSrcCaches", false);
+        let a3;
+        if (Array.isArray(u2) && u2.length === 1 && rt.isHandle(u2[0]) && m.top + 16 <= m.size) {
+          const c = m.alloc(8, 8);
+          m.u64[c >> 3] = rt.address(u2[0]);
+          a3 = m.at(c);
+        } else a3 = rt.handles(m, "VkPipelineCache", u2, false, "vkMergePipelineCaches", "pSrcCaches", false);
         const n2_0 = rt.len(u2, "handle", "vkMergePipelineCaches", "pSrcCaches");
         const a2 = n2_0;
         check(a0, a1, a2, a3);
@@ -26282,15 +26447,20 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        const a3 = rt.handles(
-          m,
-          "VkValidationCacheEXT",
-          u2,
-          false,
-          "vkMergeValidationCachesEXT",
-          "pSrcCaches",
-          false,
-        );
+        let a3;
+        if (Array.isArray(u2) && u2.length === 1 && rt.isHandle(u2[0]) && m.top + 16 <= m.size) {
+          const c = m.alloc(8, 8);
+          m.u64[c >> 3] = rt.address(u2[0]);
+          a3 = m.at(c);
+        } else {a3 = rt.handles(
+            m,
+            "VkValidationCacheEXT",
+            u2,
+            false,
+            "vkMergeValidationCachesEXT",
+            "pSrcCaches",
+            false,
+          );}
         const n2_0 = rt.len(u2, "handle", "vkMergeValidationCachesEXT", "pSrcCaches");
         const a2 = n2_0;
         check(a0, a1, a2, a3);
@@ -27130,7 +27300,12 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a2 = rt.handles(m, "VkFence", u1, false, "vkResetFences", "pFences", false);
+        let a2;
+        if (Array.isArray(u1) && u1.length === 1 && rt.isHandle(u1[0]) && m.top + 16 <= m.size) {
+          const c = m.alloc(8, 8);
+          m.u64[c >> 3] = rt.address(u1[0]);
+          a2 = m.at(c);
+        } else a2 = rt.handles(m, "VkFence", u1, false, "vkResetFences", "pFences", false);
         const n1_0 = rt.len(u1, "handle", "vkResetFences", "pFences");
         const a1 = n1_0;
         check(a0, a1, a2);
@@ -27457,7 +27632,12 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a2 = rt.handles(m, "VkSwapchainKHR", u1, false, "vkSetHdrMetadataEXT", "pSwapchains", false);
+        let a2;
+        if (Array.isArray(u1) && u1.length === 1 && rt.isHandle(u1[0]) && m.top + 16 <= m.size) {
+          const c = m.alloc(8, 8);
+          m.u64[c >> 3] = rt.address(u1[0]);
+          a2 = m.at(c);
+        } else a2 = rt.handles(m, "VkSwapchainKHR", u1, false, "vkSetHdrMetadataEXT", "pSwapchains", false);
         let a3;
         if (rt.isOne(u2)) {
           const top = m.top;
@@ -27953,7 +28133,12 @@ export function commands() {
         const a0 = u0;
         const a1 = u1;
         const a2 = u2;
-        const a3 = rt.bytes(m, u3, false, "vkUpdateDescriptorSetWithTemplate", "pData");
+        let a3;
+        if (u3 instanceof Uint8Array && m.top + u3.byteLength + 8 <= m.size) {
+          const c = m.alloc(u3.byteLength, 8);
+          m.u8.set(u3, c);
+          a3 = m.at(c);
+        } else a3 = rt.bytes(m, u3, false, "vkUpdateDescriptorSetWithTemplate", "pData");
         check(a0, a1, a2, a3);
         fn(a0, a1, a2, a3);
       } finally {
@@ -28220,7 +28405,12 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a2 = rt.handles(m, "VkFence", u1, false, "vkWaitForFences", "pFences", false);
+        let a2;
+        if (Array.isArray(u1) && u1.length === 1 && rt.isHandle(u1[0]) && m.top + 16 <= m.size) {
+          const c = m.alloc(8, 8);
+          m.u64[c >> 3] = rt.address(u1[0]);
+          a2 = m.at(c);
+        } else a2 = rt.handles(m, "VkFence", u1, false, "vkWaitForFences", "pFences", false);
         const a3 = u2 ? 1 : 0;
         const a4 = typeof u3 === "bigint" ? u3 : rt.wide(u3, false, "vkWaitForFences", "timeout");
         const n1_0 = rt.len(u1, "handle", "vkWaitForFences", "pFences");
@@ -28368,15 +28558,20 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a2 = rt.handles(
-          m,
-          "VkAccelerationStructureKHR",
-          u1,
-          false,
-          "vkWriteAccelerationStructuresPropertiesKHR",
-          "pAccelerationStructures",
-          false,
-        );
+        let a2;
+        if (Array.isArray(u1) && u1.length === 1 && rt.isHandle(u1[0]) && m.top + 16 <= m.size) {
+          const c = m.alloc(8, 8);
+          m.u64[c >> 3] = rt.address(u1[0]);
+          a2 = m.at(c);
+        } else {a2 = rt.handles(
+            m,
+            "VkAccelerationStructureKHR",
+            u1,
+            false,
+            "vkWriteAccelerationStructuresPropertiesKHR",
+            "pAccelerationStructures",
+            false,
+          );}
         const a3 = u2;
         const b5 = rt.buffer(m, u3, false, "vkWriteAccelerationStructuresPropertiesKHR", "pData");
         const a5 = b5 === null ? null : m.pointer(b5);
@@ -28414,15 +28609,20 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a2 = rt.handles(
-          m,
-          "VkMicromapEXT",
-          u1,
-          false,
-          "vkWriteMicromapsPropertiesEXT",
-          "pMicromaps",
-          false,
-        );
+        let a2;
+        if (Array.isArray(u1) && u1.length === 1 && rt.isHandle(u1[0]) && m.top + 16 <= m.size) {
+          const c = m.alloc(8, 8);
+          m.u64[c >> 3] = rt.address(u1[0]);
+          a2 = m.at(c);
+        } else {a2 = rt.handles(
+            m,
+            "VkMicromapEXT",
+            u1,
+            false,
+            "vkWriteMicromapsPropertiesEXT",
+            "pMicromaps",
+            false,
+          );}
         const a3 = u2;
         const b5 = rt.buffer(m, u3, false, "vkWriteMicromapsPropertiesEXT", "pData");
         const a5 = b5 === null ? null : m.pointer(b5);
