@@ -62,9 +62,9 @@ function rssCase(name: string, side: Side): PairedCase {
 }
 
 const WHY_MISSED =
-  "the vkdeno script loads ~150 modules (5.4 MB) and runs discovery and the instance chain in " +
-  "JavaScript before its first instance, where the libvulkan script only starts Deno and calls C " +
-  "(docs/performance.md)";
+  "the vkdeno script loads 142 modules (5.5 MB: the loader's own 126 and what mod.ts exports) and runs " +
+  "discovery and the instance chain in JavaScript before its first instance, where the libvulkan script " +
+  "only starts Deno and calls C (docs/performance.md, What loads when)";
 
 /** Medians of the vkdeno script's steps, for the group's note. */
 function phases(): string {
