@@ -46,6 +46,7 @@ export function emitApi(reg: Registry, layouts: Layouts): EmittedApi {
   // ---- vk_types.ts
   const typeLines: string[] = [];
   map.declared.add("VkPointer");
+  map.declared.add("VkRawPointer");
   map.declared.add("VkStructPointer");
   map.declared.add("VkCallbackPointer");
   map.declared.add("VkFunctionPointer");
@@ -205,6 +206,13 @@ export declare const pointee: unique symbol;
 export type VkPointer<T> =
   | (Deno.PointerObject & { readonly [pointee]?: T; readonly [handleType]?: never })
   | null;
+
+/**
+ * A pointer a struct literal's member takes instead of what it points to (an array, a string, bytes: memory
+ * the caller manages): any pointer but a handle, so a handle given where an array of them goes
+ * (\`pCommandBuffers: commandBuffer\`) fails \`deno check\`.
+ */
+export type VkRawPointer = (Deno.PointerObject & { readonly [handleType]?: never }) | null;
 
 /** The brand key of {@linkcode VkStructPointer}: the struct's name (optional, never present at run time). */
 export declare const structType: unique symbol;

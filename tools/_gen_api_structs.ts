@@ -76,7 +76,7 @@ export function emitStructs(
   const inputMember = (struct: string, m: Decl): string => {
     if (m.bits !== undefined) return "number";
     if (m.name === "pNext" && m.pointer > 0) {
-      return chains.has(struct) ? `VkChain<"${struct}">` : "Deno.PointerValue";
+      return chains.has(struct) ? `VkChain<"${struct}">` : "VkRawPointer";
     }
     if (m.pointer === 0) {
       if (!m.dims.length) return inputElement(m);
@@ -84,25 +84,25 @@ export function emitStructs(
       const e = inputElement(m);
       return isStruct(m.type) ? `readonly ${wrap(e)}[]` : `readonly ${wrap(e)}[] | ArrayBufferView`;
     }
-    if (m.type === "char" && m.pointer === 1) return "string | Deno.PointerValue";
-    if (m.type === "char" && m.pointer === 2) return "readonly string[] | Deno.PointerValue";
+    if (m.type === "char" && m.pointer === 1) return "string | VkRawPointer";
+    if (m.type === "char" && m.pointer === 2) return "readonly string[] | VkRawPointer";
     if (isStruct(m.type)) {
       const e = `VkStructInputs["${m.type}"]`;
       return m.pointer === 1
-        ? `${e} | readonly ${e}[] | Deno.PointerValue`
-        : `readonly (${e} | Deno.PointerValue)[] | Deno.PointerValue`;
+        ? `${e} | readonly ${e}[] | VkRawPointer`
+        : `readonly (${e} | VkRawPointer)[] | VkRawPointer`;
     }
-    if (m.type === "void" && m.pointer === 1) return "Deno.PointerValue | ArrayBufferView | ArrayBuffer";
-    if (m.pointer > 1) return "readonly Deno.PointerValue[] | Deno.PointerValue";
+    if (m.type === "void" && m.pointer === 1) return "VkRawPointer | ArrayBufferView | ArrayBuffer";
+    if (m.pointer > 1) return "readonly VkRawPointer[] | VkRawPointer";
     const t = layouts.resolve(m.type);
     const scalar = map.declared.has(m.type) || reg.videoEnums.has(m.type) || NUMBER_PRIMITIVES.has(m.type) ||
       BIGINT_PRIMITIVES.has(m.type) || m.type === "size_t";
     const e = t?.category === "handle"
       ? named(`${m.type} | null`)
       : t?.category === "funcpointer" || !scalar
-      ? "Deno.PointerValue"
+      ? "VkRawPointer"
       : inputElement({ ...m, pointer: 0 });
-    return `readonly ${wrap(e)}[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue`;
+    return `readonly ${wrap(e)}[] | ArrayBufferView | ArrayBuffer | VkRawPointer`;
   };
 
   // Which members a literal must give: those whose zero value the spec's implicit valid usage forbids.
@@ -274,7 +274,7 @@ export function emitStructs(
       `  /** \`${t.name}\` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */`,
       `  ${t.name}: {`,
       ...members.map((m) =>
-        `    ${m.name}${requiredOf(t.name).has(m.name) ? "" : "?"}: ${inputMember(t.name, m)};`
+        `    ${m.name}${requiredOf(t.name).has(m.name) ? "" : "?"}: ${named(inputMember(t.name, m))};`
       ),
       `  };`,
     );

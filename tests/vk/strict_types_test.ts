@@ -116,6 +116,12 @@ export function mistakes(
   // @ts-expect-error vkEnumerateDeviceLayerProperties writes VkLayerProperties
   enumerate(vk.vkEnumerateDeviceLayerProperties, [gpu], { struct: "VkExtensionProperties" });
 
+  // A pointer member takes a raw pointer for its array, but not a handle where the array goes.
+  // @ts-expect-error one command buffer where VkSubmitInfo's array of them goes
+  writeStruct(arena, "VkSubmitInfo", { pCommandBuffers: cmd });
+  writeStruct(arena, "VkSubmitInfo", { pCommandBuffers: [cmd] });
+  writeStruct(arena, "VkSubmitInfo", { pCommandBuffers: arena.pointer(arena.alloc(8, 8)) });
+
   void [ored, mixed, stage2, format, instance, cmd];
 }
 

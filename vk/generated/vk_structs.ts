@@ -336,6 +336,7 @@ import type {
   VkQueueFlags,
   VkQueueGlobalPriority,
   VkRasterizationOrderAMD,
+  VkRawPointer,
   VkRayTracingInvocationReorderModeEXT,
   VkRayTracingLssIndexingModeNV,
   VkRayTracingLssPrimitiveEndCapsModeNV,
@@ -30321,7 +30322,7 @@ export interface VkStructInputs {
   /** `VkAccelerationStructureBuildGeometryInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAccelerationStructureBuildGeometryInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     type?: VkAccelerationStructureTypeKHR;
     flags?: VkBuildAccelerationStructureFlagsKHR;
     mode?: VkBuildAccelerationStructureModeKHR;
@@ -30331,10 +30332,10 @@ export interface VkStructInputs {
     pGeometries?:
       | VkStructInputs["VkAccelerationStructureGeometryKHR"]
       | readonly VkStructInputs["VkAccelerationStructureGeometryKHR"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     ppGeometries?:
-      | readonly (VkStructInputs["VkAccelerationStructureGeometryKHR"] | Deno.PointerValue)[]
-      | Deno.PointerValue;
+      | readonly (VkStructInputs["VkAccelerationStructureGeometryKHR"] | VkRawPointer)[]
+      | VkRawPointer;
     scratchData?: VkStructInputs["VkDeviceOrHostAddressKHR"];
   };
   /** `VkAccelerationStructureBuildRangeInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -30347,7 +30348,7 @@ export interface VkStructInputs {
   /** `VkAccelerationStructureBuildSizesInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAccelerationStructureBuildSizesInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     accelerationStructureSize?: VkDeviceSize | number;
     updateScratchSize?: VkDeviceSize | number;
     buildScratchSize?: VkDeviceSize | number;
@@ -30355,7 +30356,7 @@ export interface VkStructInputs {
   /** `VkAccelerationStructureCaptureDescriptorDataInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAccelerationStructureCaptureDescriptorDataInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     accelerationStructure?: VkAccelerationStructureKHR | null;
     accelerationStructureNV?: VkAccelerationStructureNV | null;
   };
@@ -30401,13 +30402,13 @@ export interface VkStructInputs {
   /** `VkAccelerationStructureDeviceAddressInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAccelerationStructureDeviceAddressInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     accelerationStructure: VkAccelerationStructureKHR | null;
   };
   /** `VkAccelerationStructureGeometryAabbsDataKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAccelerationStructureGeometryAabbsDataKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     data?: VkStructInputs["VkDeviceOrHostAddressConstKHR"];
     stride?: VkDeviceSize | number;
   };
@@ -30420,7 +30421,7 @@ export interface VkStructInputs {
   /** `VkAccelerationStructureGeometryInstancesDataKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAccelerationStructureGeometryInstancesDataKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     arrayOfPointers?: VkBool32 | boolean;
     data?: VkStructInputs["VkDeviceOrHostAddressConstKHR"];
   };
@@ -30435,7 +30436,7 @@ export interface VkStructInputs {
   /** `VkAccelerationStructureGeometryLinearSweptSpheresDataNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAccelerationStructureGeometryLinearSweptSpheresDataNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     vertexFormat?: VkFormat;
     vertexData?: VkStructInputs["VkDeviceOrHostAddressConstKHR"];
     vertexStride?: VkDeviceSize | number;
@@ -30451,13 +30452,13 @@ export interface VkStructInputs {
   /** `VkAccelerationStructureGeometryMicromapDataKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAccelerationStructureGeometryMicromapDataKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     usageCountsCount?: number;
     pUsageCounts?:
       | VkStructInputs["VkMicromapUsageKHR"]
       | readonly VkStructInputs["VkMicromapUsageKHR"][]
-      | Deno.PointerValue;
-    ppUsageCounts?: readonly (VkStructInputs["VkMicromapUsageKHR"] | Deno.PointerValue)[] | Deno.PointerValue;
+      | VkRawPointer;
+    ppUsageCounts?: readonly (VkStructInputs["VkMicromapUsageKHR"] | VkRawPointer)[] | VkRawPointer;
     data?: VkDeviceAddress | number;
     triangleArray?: VkDeviceAddress | number;
     triangleArrayStride?: VkDeviceSize | number;
@@ -30465,13 +30466,13 @@ export interface VkStructInputs {
   /** `VkAccelerationStructureGeometryMotionTrianglesDataNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAccelerationStructureGeometryMotionTrianglesDataNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     vertexData?: VkStructInputs["VkDeviceOrHostAddressConstKHR"];
   };
   /** `VkAccelerationStructureGeometrySpheresDataNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAccelerationStructureGeometrySpheresDataNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     vertexFormat?: VkFormat;
     vertexData?: VkStructInputs["VkDeviceOrHostAddressConstKHR"];
     vertexStride?: VkDeviceSize | number;
@@ -30497,15 +30498,12 @@ export interface VkStructInputs {
   /** `VkAccelerationStructureInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAccelerationStructureInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     type?: VkAccelerationStructureTypeNV;
     flags?: VkBuildAccelerationStructureFlagsKHR;
     instanceCount?: number;
     geometryCount?: number;
-    pGeometries?:
-      | VkStructInputs["VkGeometryNV"]
-      | readonly VkStructInputs["VkGeometryNV"][]
-      | Deno.PointerValue;
+    pGeometries?: VkStructInputs["VkGeometryNV"] | readonly VkStructInputs["VkGeometryNV"][] | VkRawPointer;
   };
   /** `VkAccelerationStructureInstanceKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAccelerationStructureInstanceKHR: {
@@ -30531,14 +30529,14 @@ export interface VkStructInputs {
   /** `VkAccelerationStructureMemoryRequirementsInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAccelerationStructureMemoryRequirementsInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     type?: VkAccelerationStructureMemoryRequirementsTypeNV;
     accelerationStructure: VkAccelerationStructureNV | null;
   };
   /** `VkAccelerationStructureMotionInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAccelerationStructureMotionInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maxInstances?: number;
     flags?: VkAccelerationStructureMotionInfoFlagsNV;
   };
@@ -30567,7 +30565,7 @@ export interface VkStructInputs {
   /** `VkAccelerationStructureTrianglesDisplacementMicromapNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAccelerationStructureTrianglesDisplacementMicromapNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     displacementBiasAndScaleFormat?: VkFormat;
     displacementVectorFormat?: VkFormat;
     displacementBiasAndScaleBuffer?: VkStructInputs["VkDeviceOrHostAddressConstKHR"];
@@ -30584,14 +30582,14 @@ export interface VkStructInputs {
     pUsageCounts?:
       | VkStructInputs["VkMicromapUsageEXT"]
       | readonly VkStructInputs["VkMicromapUsageEXT"][]
-      | Deno.PointerValue;
-    ppUsageCounts?: readonly (VkStructInputs["VkMicromapUsageEXT"] | Deno.PointerValue)[] | Deno.PointerValue;
+      | VkRawPointer;
+    ppUsageCounts?: readonly (VkStructInputs["VkMicromapUsageEXT"] | VkRawPointer)[] | VkRawPointer;
     micromap?: VkMicromapEXT | null;
   };
   /** `VkAccelerationStructureTrianglesOpacityMicromapEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAccelerationStructureTrianglesOpacityMicromapEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     indexType?: VkIndexType;
     indexBuffer?: VkStructInputs["VkDeviceOrHostAddressConstKHR"];
     indexStride?: VkDeviceSize | number;
@@ -30600,14 +30598,14 @@ export interface VkStructInputs {
     pUsageCounts?:
       | VkStructInputs["VkMicromapUsageEXT"]
       | readonly VkStructInputs["VkMicromapUsageEXT"][]
-      | Deno.PointerValue;
-    ppUsageCounts?: readonly (VkStructInputs["VkMicromapUsageEXT"] | Deno.PointerValue)[] | Deno.PointerValue;
+      | VkRawPointer;
+    ppUsageCounts?: readonly (VkStructInputs["VkMicromapUsageEXT"] | VkRawPointer)[] | VkRawPointer;
     micromap?: VkMicromapEXT | null;
   };
   /** `VkAccelerationStructureTrianglesOpacityMicromapKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAccelerationStructureTrianglesOpacityMicromapKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     indexType?: VkIndexType;
     indexBuffer?: VkDeviceAddress | number;
     indexStride?: VkDeviceSize | number;
@@ -30617,13 +30615,13 @@ export interface VkStructInputs {
   /** `VkAccelerationStructureVersionInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAccelerationStructureVersionInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
-    pVersionData: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pNext?: VkRawPointer;
+    pVersionData: readonly number[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkAcquireNextImageInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAcquireNextImageInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     swapchain: VkSwapchainKHR | null;
     timeout?: bigint | number;
     semaphore?: VkSemaphore | null;
@@ -30633,13 +30631,13 @@ export interface VkStructInputs {
   /** `VkAcquireProfilingLockInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAcquireProfilingLockInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkAcquireProfilingLockFlagsKHR;
     timeout?: bigint | number;
   };
   /** `VkAllocationCallbacks` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAllocationCallbacks: {
-    pUserData?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    pUserData?: VkRawPointer | ArrayBufferView | ArrayBuffer;
     pfnAllocation?: VkFunctionPointer<"PFN_vkAllocationFunction">;
     pfnReallocation?: VkFunctionPointer<"PFN_vkReallocationFunction">;
     pfnFree?: VkFunctionPointer<"PFN_vkFreeFunction">;
@@ -30649,14 +30647,14 @@ export interface VkStructInputs {
   /** `VkAmigoProfilingSubmitInfoSEC` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAmigoProfilingSubmitInfoSEC: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     firstDrawTimestamp?: bigint | number;
     swapBufferTimestamp?: bigint | number;
   };
   /** `VkAndroidHardwareBufferFormatProperties2ANDROID` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAndroidHardwareBufferFormatProperties2ANDROID: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     format?: VkFormat;
     externalFormat?: bigint | number;
     formatFeatures?: VkFormatFeatureFlags2;
@@ -30669,7 +30667,7 @@ export interface VkStructInputs {
   /** `VkAndroidHardwareBufferFormatPropertiesANDROID` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAndroidHardwareBufferFormatPropertiesANDROID: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     format?: VkFormat;
     externalFormat?: bigint | number;
     formatFeatures?: VkFormatFeatureFlags;
@@ -30682,7 +30680,7 @@ export interface VkStructInputs {
   /** `VkAndroidHardwareBufferFormatResolvePropertiesANDROID` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAndroidHardwareBufferFormatResolvePropertiesANDROID: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     colorAttachmentFormat?: VkFormat;
   };
   /** `VkAndroidHardwareBufferPropertiesANDROID` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -30695,31 +30693,31 @@ export interface VkStructInputs {
   /** `VkAndroidHardwareBufferUsageANDROID` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAndroidHardwareBufferUsageANDROID: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     androidHardwareBufferUsage?: bigint | number;
   };
   /** `VkAndroidSurfaceCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAndroidSurfaceCreateInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkAndroidSurfaceCreateFlagsKHR;
-    window?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    window?: readonly VkRawPointer[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkAntiLagDataAMD` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAntiLagDataAMD: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     mode?: VkAntiLagModeAMD;
     maxFPS?: number;
     pPresentationInfo?:
       | VkStructInputs["VkAntiLagPresentationInfoAMD"]
       | readonly VkStructInputs["VkAntiLagPresentationInfoAMD"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkAntiLagPresentationInfoAMD` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAntiLagPresentationInfoAMD: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     stage?: VkAntiLagStageAMD;
     frameIndex?: bigint | number;
   };
@@ -30727,16 +30725,16 @@ export interface VkStructInputs {
   VkApplicationInfo: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkApplicationInfo">;
-    pApplicationName?: string | Deno.PointerValue;
+    pApplicationName?: string | VkRawPointer;
     applicationVersion?: number;
-    pEngineName?: string | Deno.PointerValue;
+    pEngineName?: string | VkRawPointer;
     engineVersion?: number;
     apiVersion?: number;
   };
   /** `VkApplicationParametersEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkApplicationParametersEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     vendorID?: number;
     deviceID?: number;
     key?: number;
@@ -30773,7 +30771,7 @@ export interface VkStructInputs {
   /** `VkAttachmentDescriptionStencilLayout` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAttachmentDescriptionStencilLayout: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     stencilInitialLayout?: VkImageLayout;
     stencilFinalLayout?: VkImageLayout;
   };
@@ -30782,7 +30780,7 @@ export interface VkStructInputs {
   /** `VkAttachmentFeedbackLoopInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAttachmentFeedbackLoopInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     feedbackLoopEnable?: VkBool32 | boolean;
   };
   /** `VkAttachmentReference` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -30803,7 +30801,7 @@ export interface VkStructInputs {
   /** `VkAttachmentReferenceStencilLayout` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAttachmentReferenceStencilLayout: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     stencilLayout?: VkImageLayout;
   };
   /** Input form of `VkAttachmentReferenceStencilLayoutKHR` (alias of VkAttachmentReferenceStencilLayout). */
@@ -30811,13 +30809,9 @@ export interface VkStructInputs {
   /** `VkAttachmentSampleCountInfoAMD` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAttachmentSampleCountInfoAMD: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     colorAttachmentCount?: number;
-    pColorAttachmentSamples?:
-      | readonly VkSampleCountFlagBits[]
-      | ArrayBufferView
-      | ArrayBuffer
-      | Deno.PointerValue;
+    pColorAttachmentSamples?: readonly VkSampleCountFlagBits[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     depthStencilAttachmentSamples?: VkSampleCountFlagBits;
   };
   /** Input form of `VkAttachmentSampleCountInfoNV` (alias of VkAttachmentSampleCountInfoAMD). */
@@ -30830,34 +30824,34 @@ export interface VkStructInputs {
   /** `VkBaseInStructure` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBaseInStructure: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
   };
   /** `VkBaseOutStructure` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBaseOutStructure: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
   };
   /** `VkBeginCustomResolveInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBeginCustomResolveInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
   };
   /** `VkBindAccelerationStructureMemoryInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBindAccelerationStructureMemoryInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     accelerationStructure: VkAccelerationStructureNV | null;
     memory: VkDeviceMemory | null;
     memoryOffset?: VkDeviceSize | number;
     deviceIndexCount?: number;
-    pDeviceIndices?: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pDeviceIndices?: readonly number[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkBindBufferMemoryDeviceGroupInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBindBufferMemoryDeviceGroupInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     deviceIndexCount?: number;
-    pDeviceIndices?: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pDeviceIndices?: readonly number[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** Input form of `VkBindBufferMemoryDeviceGroupInfoKHR` (alias of VkBindBufferMemoryDeviceGroupInfo). */
   VkBindBufferMemoryDeviceGroupInfoKHR: VkStructInputs["VkBindBufferMemoryDeviceGroupInfo"];
@@ -30874,7 +30868,7 @@ export interface VkStructInputs {
   /** `VkBindDataGraphPipelineSessionMemoryInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBindDataGraphPipelineSessionMemoryInfoARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     session: VkDataGraphPipelineSessionARM | null;
     bindPoint?: VkDataGraphPipelineSessionBindPointARM;
     objectIndex?: number;
@@ -30897,16 +30891,16 @@ export interface VkStructInputs {
     layout?: VkPipelineLayout | null;
     firstSet?: number;
     descriptorSetCount?: number;
-    pDescriptorSets: readonly (VkDescriptorSet | null)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pDescriptorSets: readonly (VkDescriptorSet | null)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     dynamicOffsetCount?: number;
-    pDynamicOffsets?: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pDynamicOffsets?: readonly number[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** Input form of `VkBindDescriptorSetsInfoKHR` (alias of VkBindDescriptorSetsInfo). */
   VkBindDescriptorSetsInfoKHR: VkStructInputs["VkBindDescriptorSetsInfo"];
   /** `VkBindHeapInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBindHeapInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     heapRange?: VkStructInputs["VkDeviceAddressRangeEXT"];
     reservedRangeOffset?: VkDeviceSize | number;
     reservedRangeSize?: VkDeviceSize | number;
@@ -30914,14 +30908,14 @@ export interface VkStructInputs {
   /** `VkBindImageMemoryDeviceGroupInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBindImageMemoryDeviceGroupInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     deviceIndexCount?: number;
-    pDeviceIndices?: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pDeviceIndices?: readonly number[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     splitInstanceBindRegionCount?: number;
     pSplitInstanceBindRegions?:
       | VkStructInputs["VkRect2D"]
       | readonly VkStructInputs["VkRect2D"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** Input form of `VkBindImageMemoryDeviceGroupInfoKHR` (alias of VkBindImageMemoryDeviceGroupInfo). */
   VkBindImageMemoryDeviceGroupInfoKHR: VkStructInputs["VkBindImageMemoryDeviceGroupInfo"];
@@ -30938,14 +30932,14 @@ export interface VkStructInputs {
   /** `VkBindImageMemorySwapchainInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBindImageMemorySwapchainInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     swapchain: VkSwapchainKHR | null;
     imageIndex?: number;
   };
   /** `VkBindImagePlaneMemoryInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBindImagePlaneMemoryInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     planeAspect: VkImageAspectFlagBits;
   };
   /** Input form of `VkBindImagePlaneMemoryInfoKHR` (alias of VkBindImagePlaneMemoryInfo). */
@@ -30953,7 +30947,7 @@ export interface VkStructInputs {
   /** `VkBindIndexBuffer3InfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBindIndexBuffer3InfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     addressRange?: VkStructInputs["VkDeviceAddressRangeKHR"];
     addressFlags?: VkAddressCommandFlagsKHR;
     indexType?: VkIndexType;
@@ -30973,8 +30967,8 @@ export interface VkStructInputs {
   /** `VkBindMemoryStatus` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBindMemoryStatus: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
-    pResult: readonly VkResult[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pNext?: VkRawPointer;
+    pResult: readonly VkResult[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** Input form of `VkBindMemoryStatusKHR` (alias of VkBindMemoryStatus). */
   VkBindMemoryStatusKHR: VkStructInputs["VkBindMemoryStatus"];
@@ -30991,29 +30985,29 @@ export interface VkStructInputs {
     sType?: VkStructureType;
     pNext?: VkChain<"VkBindSparseInfo">;
     waitSemaphoreCount?: number;
-    pWaitSemaphores?: readonly (VkSemaphore | null)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pWaitSemaphores?: readonly (VkSemaphore | null)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     bufferBindCount?: number;
     pBufferBinds?:
       | VkStructInputs["VkSparseBufferMemoryBindInfo"]
       | readonly VkStructInputs["VkSparseBufferMemoryBindInfo"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     imageOpaqueBindCount?: number;
     pImageOpaqueBinds?:
       | VkStructInputs["VkSparseImageOpaqueMemoryBindInfo"]
       | readonly VkStructInputs["VkSparseImageOpaqueMemoryBindInfo"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     imageBindCount?: number;
     pImageBinds?:
       | VkStructInputs["VkSparseImageMemoryBindInfo"]
       | readonly VkStructInputs["VkSparseImageMemoryBindInfo"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     signalSemaphoreCount?: number;
-    pSignalSemaphores?: readonly (VkSemaphore | null)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pSignalSemaphores?: readonly (VkSemaphore | null)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkBindTensorMemoryInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBindTensorMemoryInfoARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     tensor: VkTensorARM | null;
     memory: VkDeviceMemory | null;
     memoryOffset?: VkDeviceSize | number;
@@ -31021,14 +31015,14 @@ export interface VkStructInputs {
   /** `VkBindTransformFeedbackBuffer2InfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBindTransformFeedbackBuffer2InfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     addressRange?: VkStructInputs["VkDeviceAddressRangeKHR"];
     addressFlags?: VkAddressCommandFlagsKHR;
   };
   /** `VkBindVertexBuffer3InfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBindVertexBuffer3InfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     setStride?: VkBool32 | boolean;
     addressRange?: VkStructInputs["VkStridedDeviceAddressRangeKHR"];
     addressFlags?: VkAddressCommandFlagsKHR;
@@ -31048,7 +31042,7 @@ export interface VkStructInputs {
   /** `VkBindVideoSessionMemoryInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBindVideoSessionMemoryInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     memoryBindIndex?: number;
     memory: VkDeviceMemory | null;
     memoryOffset?: VkDeviceSize | number;
@@ -31057,7 +31051,7 @@ export interface VkStructInputs {
   /** `VkBlitImageCubicWeightsInfoQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBlitImageCubicWeightsInfoQCOM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     cubicWeights?: VkCubicFilterWeightsQCOM;
   };
   /** `VkBlitImageInfo2` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -31069,7 +31063,7 @@ export interface VkStructInputs {
     dstImage: VkImage | null;
     dstImageLayout?: VkImageLayout;
     regionCount?: number;
-    pRegions: VkStructInputs["VkImageBlit2"] | readonly VkStructInputs["VkImageBlit2"][] | Deno.PointerValue;
+    pRegions: VkStructInputs["VkImageBlit2"] | readonly VkStructInputs["VkImageBlit2"][] | VkRawPointer;
     filter?: VkFilter;
   };
   /** Input form of `VkBlitImageInfo2KHR` (alias of VkBlitImageInfo2). */
@@ -31077,20 +31071,20 @@ export interface VkStructInputs {
   /** `VkBufferCaptureDescriptorDataInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBufferCaptureDescriptorDataInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     buffer: VkBuffer | null;
   };
   /** `VkBufferCollectionBufferCreateInfoFUCHSIA` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBufferCollectionBufferCreateInfoFUCHSIA: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     collection: VkBufferCollectionFUCHSIA | null;
     index?: number;
   };
   /** `VkBufferCollectionConstraintsInfoFUCHSIA` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBufferCollectionConstraintsInfoFUCHSIA: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     minBufferCount?: number;
     maxBufferCount?: number;
     minBufferCountForCamping?: number;
@@ -31100,20 +31094,20 @@ export interface VkStructInputs {
   /** `VkBufferCollectionCreateInfoFUCHSIA` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBufferCollectionCreateInfoFUCHSIA: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     collectionToken?: number;
   };
   /** `VkBufferCollectionImageCreateInfoFUCHSIA` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBufferCollectionImageCreateInfoFUCHSIA: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     collection: VkBufferCollectionFUCHSIA | null;
     index?: number;
   };
   /** `VkBufferCollectionPropertiesFUCHSIA` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBufferCollectionPropertiesFUCHSIA: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     memoryTypeBits?: number;
     bufferCount?: number;
     createInfoIndex?: number;
@@ -31129,7 +31123,7 @@ export interface VkStructInputs {
   /** `VkBufferConstraintsInfoFUCHSIA` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBufferConstraintsInfoFUCHSIA: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     createInfo?: VkStructInputs["VkBufferCreateInfo"];
     requiredFormatFeatures?: VkFormatFeatureFlags;
     bufferCollectionConstraints?: VkStructInputs["VkBufferCollectionConstraintsInfoFUCHSIA"];
@@ -31143,7 +31137,7 @@ export interface VkStructInputs {
   /** `VkBufferCopy2` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBufferCopy2: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     srcOffset?: VkDeviceSize | number;
     dstOffset?: VkDeviceSize | number;
     size?: VkDeviceSize | number;
@@ -31159,18 +31153,18 @@ export interface VkStructInputs {
     usage?: VkBufferUsageFlags;
     sharingMode?: VkSharingMode;
     queueFamilyIndexCount?: number;
-    pQueueFamilyIndices?: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pQueueFamilyIndices?: readonly number[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkBufferDeviceAddressCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBufferDeviceAddressCreateInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     deviceAddress?: VkDeviceAddress | number;
   };
   /** `VkBufferDeviceAddressInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBufferDeviceAddressInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     buffer: VkBuffer | null;
   };
   /** Input form of `VkBufferDeviceAddressInfoEXT` (alias of VkBufferDeviceAddressInfo). */
@@ -31230,7 +31224,7 @@ export interface VkStructInputs {
   /** `VkBufferMemoryRequirementsInfo2` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBufferMemoryRequirementsInfo2: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     buffer: VkBuffer | null;
   };
   /** Input form of `VkBufferMemoryRequirementsInfo2KHR` (alias of VkBufferMemoryRequirementsInfo2). */
@@ -31238,7 +31232,7 @@ export interface VkStructInputs {
   /** `VkBufferOpaqueCaptureAddressCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBufferOpaqueCaptureAddressCreateInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     opaqueCaptureAddress?: bigint | number;
   };
   /** Input form of `VkBufferOpaqueCaptureAddressCreateInfoKHR` (alias of VkBufferOpaqueCaptureAddressCreateInfo). */
@@ -31246,7 +31240,7 @@ export interface VkStructInputs {
   /** `VkBufferUsageFlags2CreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBufferUsageFlags2CreateInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     usage: VkBufferUsageFlags2;
   };
   /** Input form of `VkBufferUsageFlags2CreateInfoKHR` (alias of VkBufferUsageFlags2CreateInfo). */
@@ -31270,7 +31264,7 @@ export interface VkStructInputs {
   /** `VkBuildPartitionedAccelerationStructureInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBuildPartitionedAccelerationStructureInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     input?: VkStructInputs["VkPartitionedAccelerationStructureInstancesInputNV"];
     srcAccelerationStructureData?: VkDeviceAddress | number;
     dstAccelerationStructureData?: VkDeviceAddress | number;
@@ -31289,16 +31283,16 @@ export interface VkStructInputs {
   /** `VkCheckpointData2NV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCheckpointData2NV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     stage?: VkPipelineStageFlags2;
-    pCheckpointMarker?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    pCheckpointMarker?: VkRawPointer | ArrayBufferView | ArrayBuffer;
   };
   /** `VkCheckpointDataNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCheckpointDataNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     stage?: VkPipelineStageFlagBits;
-    pCheckpointMarker?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    pCheckpointMarker?: VkRawPointer | ArrayBufferView | ArrayBuffer;
   };
   /** `VkClearAttachment` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkClearAttachment: {
@@ -31380,14 +31374,14 @@ export interface VkStructInputs {
   /** `VkClusterAccelerationStructureClustersBottomLevelInputNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkClusterAccelerationStructureClustersBottomLevelInputNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maxTotalClusterCount?: number;
     maxClusterCountPerAccelerationStructure?: number;
   };
   /** `VkClusterAccelerationStructureCommandsInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkClusterAccelerationStructureCommandsInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     input?: VkStructInputs["VkClusterAccelerationStructureInputInfoNV"];
     dstImplicitData?: VkDeviceAddress | number;
     scratchData?: VkDeviceAddress | number;
@@ -31410,7 +31404,7 @@ export interface VkStructInputs {
   /** `VkClusterAccelerationStructureInputInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkClusterAccelerationStructureInputInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maxAccelerationStructureCount?: number;
     flags?: VkBuildAccelerationStructureFlagsKHR;
     opType?: VkClusterAccelerationStructureOpTypeNV;
@@ -31432,7 +31426,7 @@ export interface VkStructInputs {
   /** `VkClusterAccelerationStructureMoveObjectsInputNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkClusterAccelerationStructureMoveObjectsInputNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     type?: VkClusterAccelerationStructureTypeNV;
     noMoveOverlap?: VkBool32 | boolean;
     maxMovedBytes?: VkDeviceSize | number;
@@ -31442,20 +31436,20 @@ export interface VkStructInputs {
     pClustersBottomLevel?:
       | VkStructInputs["VkClusterAccelerationStructureClustersBottomLevelInputNV"]
       | readonly VkStructInputs["VkClusterAccelerationStructureClustersBottomLevelInputNV"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     pTriangleClusters?:
       | VkStructInputs["VkClusterAccelerationStructureTriangleClusterInputNV"]
       | readonly VkStructInputs["VkClusterAccelerationStructureTriangleClusterInputNV"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     pMoveObjects?:
       | VkStructInputs["VkClusterAccelerationStructureMoveObjectsInputNV"]
       | readonly VkStructInputs["VkClusterAccelerationStructureMoveObjectsInputNV"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkClusterAccelerationStructureTriangleClusterInputNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkClusterAccelerationStructureTriangleClusterInputNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     vertexFormat?: VkFormat;
     maxGeometryIndexValue?: number;
     maxClusterUniqueGeometryCount?: number;
@@ -31479,7 +31473,7 @@ export interface VkStructInputs {
     pSampleLocations:
       | VkStructInputs["VkCoarseSampleLocationNV"]
       | readonly VkStructInputs["VkCoarseSampleLocationNV"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkColorBlendAdvancedEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkColorBlendAdvancedEXT: {
@@ -31501,7 +31495,7 @@ export interface VkStructInputs {
   /** `VkCommandBufferAllocateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCommandBufferAllocateInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     commandPool: VkCommandPool | null;
     level?: VkCommandBufferLevel;
     commandBufferCount?: number;
@@ -31514,26 +31508,26 @@ export interface VkStructInputs {
     pInheritanceInfo?:
       | VkStructInputs["VkCommandBufferInheritanceInfo"]
       | readonly VkStructInputs["VkCommandBufferInheritanceInfo"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkCommandBufferInheritanceConditionalRenderingInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCommandBufferInheritanceConditionalRenderingInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     conditionalRenderingEnable?: VkBool32 | boolean;
   };
   /** `VkCommandBufferInheritanceDescriptorHeapInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCommandBufferInheritanceDescriptorHeapInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     pSamplerHeapBindInfo?:
       | VkStructInputs["VkBindHeapInfoEXT"]
       | readonly VkStructInputs["VkBindHeapInfoEXT"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     pResourceHeapBindInfo?:
       | VkStructInputs["VkBindHeapInfoEXT"]
       | readonly VkStructInputs["VkBindHeapInfoEXT"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkCommandBufferInheritanceInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCommandBufferInheritanceInfo: {
@@ -31549,18 +31543,18 @@ export interface VkStructInputs {
   /** `VkCommandBufferInheritanceRenderPassTransformInfoQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCommandBufferInheritanceRenderPassTransformInfoQCOM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     transform?: VkSurfaceTransformFlagBitsKHR;
     renderArea?: VkStructInputs["VkRect2D"];
   };
   /** `VkCommandBufferInheritanceRenderingInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCommandBufferInheritanceRenderingInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkRenderingFlags;
     viewMask?: number;
     colorAttachmentCount?: number;
-    pColorAttachmentFormats?: readonly VkFormat[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pColorAttachmentFormats?: readonly VkFormat[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     depthAttachmentFormat?: VkFormat;
     stencilAttachmentFormat?: VkFormat;
     rasterizationSamples?: VkSampleCountFlagBits;
@@ -31570,13 +31564,10 @@ export interface VkStructInputs {
   /** `VkCommandBufferInheritanceViewportScissorInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCommandBufferInheritanceViewportScissorInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     viewportScissor2D?: VkBool32 | boolean;
     viewportDepthCount?: number;
-    pViewportDepths?:
-      | VkStructInputs["VkViewport"]
-      | readonly VkStructInputs["VkViewport"][]
-      | Deno.PointerValue;
+    pViewportDepths?: VkStructInputs["VkViewport"] | readonly VkStructInputs["VkViewport"][] | VkRawPointer;
   };
   /** `VkCommandBufferSubmitInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCommandBufferSubmitInfo: {
@@ -31597,7 +31588,7 @@ export interface VkStructInputs {
   /** `VkCommandPoolMemoryConsumption` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCommandPoolMemoryConsumption: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     commandPoolAllocated?: VkDeviceSize | number;
     commandPoolReservedSize?: VkDeviceSize | number;
     commandBufferAllocated?: VkDeviceSize | number;
@@ -31605,7 +31596,7 @@ export interface VkStructInputs {
   /** `VkCommandPoolMemoryReservationCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCommandPoolMemoryReservationCreateInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     commandPoolReservedSize?: VkDeviceSize | number;
     commandPoolMaxCommandBuffers?: number;
   };
@@ -31619,7 +31610,7 @@ export interface VkStructInputs {
   /** `VkComputeOccupancyPriorityParametersNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkComputeOccupancyPriorityParametersNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     occupancyPriority?: number;
     occupancyThrottling?: number;
   };
@@ -31636,7 +31627,7 @@ export interface VkStructInputs {
   /** `VkComputePipelineIndirectBufferInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkComputePipelineIndirectBufferInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     deviceAddress?: VkDeviceAddress | number;
     size?: VkDeviceSize | number;
     pipelineDeviceAddressCaptureReplay?: VkDeviceAddress | number;
@@ -31644,7 +31635,7 @@ export interface VkStructInputs {
   /** `VkConditionalRenderingBeginInfo2EXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkConditionalRenderingBeginInfo2EXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     addressRange?: VkStructInputs["VkDeviceAddressRangeKHR"];
     addressFlags?: VkAddressCommandFlagsKHR;
     flags?: VkConditionalRenderingFlagsEXT;
@@ -31652,7 +31643,7 @@ export interface VkStructInputs {
   /** `VkConditionalRenderingBeginInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkConditionalRenderingBeginInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     buffer: VkBuffer | null;
     offset?: VkDeviceSize | number;
     flags?: VkConditionalRenderingFlagsEXT;
@@ -31669,10 +31660,10 @@ export interface VkStructInputs {
   /** `VkConvertCooperativeVectorMatrixInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkConvertCooperativeVectorMatrixInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     srcSize?: bigint | number;
     srcData?: VkStructInputs["VkDeviceOrHostAddressConstKHR"];
-    pDstSize: readonly (bigint | number)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pDstSize: readonly (bigint | number)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     dstData?: VkStructInputs["VkDeviceOrHostAddressKHR"];
     srcComponentType?: VkComponentTypeKHR;
     dstComponentType?: VkComponentTypeKHR;
@@ -31686,7 +31677,7 @@ export interface VkStructInputs {
   /** `VkCooperativeMatrixFlexibleDimensionsPropertiesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCooperativeMatrixFlexibleDimensionsPropertiesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     MGranularity?: number;
     NGranularity?: number;
     KGranularity?: number;
@@ -31701,7 +31692,7 @@ export interface VkStructInputs {
   /** `VkCooperativeMatrixProperties2EXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCooperativeMatrixProperties2EXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     MGranularity?: number;
     NGranularity?: number;
     KGranularity?: number;
@@ -31713,7 +31704,7 @@ export interface VkStructInputs {
   /** `VkCooperativeMatrixPropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCooperativeMatrixPropertiesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     MSize?: number;
     NSize?: number;
     KSize?: number;
@@ -31727,7 +31718,7 @@ export interface VkStructInputs {
   /** `VkCooperativeMatrixPropertiesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCooperativeMatrixPropertiesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     MSize?: number;
     NSize?: number;
     KSize?: number;
@@ -31740,7 +31731,7 @@ export interface VkStructInputs {
   /** `VkCooperativeVectorPropertiesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCooperativeVectorPropertiesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     inputType?: VkComponentTypeKHR;
     inputInterpretation?: VkComponentTypeKHR;
     matrixInterpretation?: VkComponentTypeKHR;
@@ -31751,7 +31742,7 @@ export interface VkStructInputs {
   /** `VkCopyAccelerationStructureInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCopyAccelerationStructureInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     src: VkAccelerationStructureKHR | null;
     dst: VkAccelerationStructureKHR | null;
     mode?: VkCopyAccelerationStructureModeKHR;
@@ -31759,7 +31750,7 @@ export interface VkStructInputs {
   /** `VkCopyAccelerationStructureToMemoryInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCopyAccelerationStructureToMemoryInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     src: VkAccelerationStructureKHR | null;
     dst?: VkStructInputs["VkDeviceOrHostAddressKHR"];
     mode?: VkCopyAccelerationStructureModeKHR;
@@ -31767,21 +31758,18 @@ export interface VkStructInputs {
   /** `VkCopyBufferInfo2` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCopyBufferInfo2: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     srcBuffer: VkBuffer | null;
     dstBuffer: VkBuffer | null;
     regionCount?: number;
-    pRegions:
-      | VkStructInputs["VkBufferCopy2"]
-      | readonly VkStructInputs["VkBufferCopy2"][]
-      | Deno.PointerValue;
+    pRegions: VkStructInputs["VkBufferCopy2"] | readonly VkStructInputs["VkBufferCopy2"][] | VkRawPointer;
   };
   /** Input form of `VkCopyBufferInfo2KHR` (alias of VkCopyBufferInfo2). */
   VkCopyBufferInfo2KHR: VkStructInputs["VkCopyBufferInfo2"];
   /** `VkCopyBufferToImageInfo2` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCopyBufferToImageInfo2: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     srcBuffer: VkBuffer | null;
     dstImage: VkImage | null;
     dstImageLayout?: VkImageLayout;
@@ -31789,20 +31777,20 @@ export interface VkStructInputs {
     pRegions:
       | VkStructInputs["VkBufferImageCopy2"]
       | readonly VkStructInputs["VkBufferImageCopy2"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** Input form of `VkCopyBufferToImageInfo2KHR` (alias of VkCopyBufferToImageInfo2). */
   VkCopyBufferToImageInfo2KHR: VkStructInputs["VkCopyBufferToImageInfo2"];
   /** `VkCopyCommandTransformInfoQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCopyCommandTransformInfoQCOM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     transform?: VkSurfaceTransformFlagBitsKHR;
   };
   /** `VkCopyDescriptorSet` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCopyDescriptorSet: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     srcSet: VkDescriptorSet | null;
     srcBinding?: number;
     srcArrayElement?: number;
@@ -31814,41 +31802,41 @@ export interface VkStructInputs {
   /** `VkCopyDeviceMemoryImageInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCopyDeviceMemoryImageInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     image: VkImage | null;
     regionCount?: number;
     pRegions:
       | VkStructInputs["VkDeviceMemoryImageCopyKHR"]
       | readonly VkStructInputs["VkDeviceMemoryImageCopyKHR"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkCopyDeviceMemoryInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCopyDeviceMemoryInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     regionCount?: number;
     pRegions:
       | VkStructInputs["VkDeviceMemoryCopyKHR"]
       | readonly VkStructInputs["VkDeviceMemoryCopyKHR"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkCopyImageInfo2` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCopyImageInfo2: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     srcImage: VkImage | null;
     srcImageLayout?: VkImageLayout;
     dstImage: VkImage | null;
     dstImageLayout?: VkImageLayout;
     regionCount?: number;
-    pRegions: VkStructInputs["VkImageCopy2"] | readonly VkStructInputs["VkImageCopy2"][] | Deno.PointerValue;
+    pRegions: VkStructInputs["VkImageCopy2"] | readonly VkStructInputs["VkImageCopy2"][] | VkRawPointer;
   };
   /** Input form of `VkCopyImageInfo2KHR` (alias of VkCopyImageInfo2). */
   VkCopyImageInfo2KHR: VkStructInputs["VkCopyImageInfo2"];
   /** `VkCopyImageToBufferInfo2` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCopyImageToBufferInfo2: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     srcImage: VkImage | null;
     srcImageLayout?: VkImageLayout;
     dstBuffer: VkBuffer | null;
@@ -31856,28 +31844,28 @@ export interface VkStructInputs {
     pRegions:
       | VkStructInputs["VkBufferImageCopy2"]
       | readonly VkStructInputs["VkBufferImageCopy2"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** Input form of `VkCopyImageToBufferInfo2KHR` (alias of VkCopyImageToBufferInfo2). */
   VkCopyImageToBufferInfo2KHR: VkStructInputs["VkCopyImageToBufferInfo2"];
   /** `VkCopyImageToImageInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCopyImageToImageInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkHostImageCopyFlags;
     srcImage: VkImage | null;
     srcImageLayout?: VkImageLayout;
     dstImage: VkImage | null;
     dstImageLayout?: VkImageLayout;
     regionCount?: number;
-    pRegions: VkStructInputs["VkImageCopy2"] | readonly VkStructInputs["VkImageCopy2"][] | Deno.PointerValue;
+    pRegions: VkStructInputs["VkImageCopy2"] | readonly VkStructInputs["VkImageCopy2"][] | VkRawPointer;
   };
   /** Input form of `VkCopyImageToImageInfoEXT` (alias of VkCopyImageToImageInfo). */
   VkCopyImageToImageInfoEXT: VkStructInputs["VkCopyImageToImageInfo"];
   /** `VkCopyImageToMemoryInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCopyImageToMemoryInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkHostImageCopyFlags;
     srcImage: VkImage | null;
     srcImageLayout?: VkImageLayout;
@@ -31885,7 +31873,7 @@ export interface VkStructInputs {
     pRegions:
       | VkStructInputs["VkImageToMemoryCopy"]
       | readonly VkStructInputs["VkImageToMemoryCopy"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** Input form of `VkCopyImageToMemoryInfoEXT` (alias of VkCopyImageToMemoryInfo). */
   VkCopyImageToMemoryInfoEXT: VkStructInputs["VkCopyImageToMemoryInfo"];
@@ -31900,7 +31888,7 @@ export interface VkStructInputs {
   /** `VkCopyMemoryIndirectInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCopyMemoryIndirectInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     srcCopyFlags?: VkAddressCopyFlagsKHR;
     dstCopyFlags?: VkAddressCopyFlagsKHR;
     copyCount?: number;
@@ -31909,7 +31897,7 @@ export interface VkStructInputs {
   /** `VkCopyMemoryToAccelerationStructureInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCopyMemoryToAccelerationStructureInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     src?: VkStructInputs["VkDeviceOrHostAddressConstKHR"];
     dst: VkAccelerationStructureKHR | null;
     mode?: VkCopyAccelerationStructureModeKHR;
@@ -31928,7 +31916,7 @@ export interface VkStructInputs {
   /** `VkCopyMemoryToImageIndirectInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCopyMemoryToImageIndirectInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     srcCopyFlags?: VkAddressCopyFlagsKHR;
     copyCount?: number;
     copyAddressRange?: VkStructInputs["VkStridedDeviceAddressRangeKHR"];
@@ -31937,12 +31925,12 @@ export interface VkStructInputs {
     pImageSubresources:
       | VkStructInputs["VkImageSubresourceLayers"]
       | readonly VkStructInputs["VkImageSubresourceLayers"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkCopyMemoryToImageInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCopyMemoryToImageInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkHostImageCopyFlags;
     dstImage: VkImage | null;
     dstImageLayout?: VkImageLayout;
@@ -31950,14 +31938,14 @@ export interface VkStructInputs {
     pRegions:
       | VkStructInputs["VkMemoryToImageCopy"]
       | readonly VkStructInputs["VkMemoryToImageCopy"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** Input form of `VkCopyMemoryToImageInfoEXT` (alias of VkCopyMemoryToImageInfo). */
   VkCopyMemoryToImageInfoEXT: VkStructInputs["VkCopyMemoryToImageInfo"];
   /** `VkCopyMemoryToMicromapInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCopyMemoryToMicromapInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     src?: VkStructInputs["VkDeviceOrHostAddressConstKHR"];
     dst: VkMicromapEXT | null;
     mode?: VkCopyMicromapModeEXT;
@@ -31965,7 +31953,7 @@ export interface VkStructInputs {
   /** `VkCopyMicromapInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCopyMicromapInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     src: VkMicromapEXT | null;
     dst: VkMicromapEXT | null;
     mode?: VkCopyMicromapModeEXT;
@@ -31973,7 +31961,7 @@ export interface VkStructInputs {
   /** `VkCopyMicromapToMemoryInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCopyMicromapToMemoryInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     src: VkMicromapEXT | null;
     dst?: VkStructInputs["VkDeviceOrHostAddressKHR"];
     mode?: VkCopyMicromapModeEXT;
@@ -31981,26 +31969,23 @@ export interface VkStructInputs {
   /** `VkCopyTensorInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCopyTensorInfoARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     srcTensor: VkTensorARM | null;
     dstTensor: VkTensorARM | null;
     regionCount?: number;
-    pRegions:
-      | VkStructInputs["VkTensorCopyARM"]
-      | readonly VkStructInputs["VkTensorCopyARM"][]
-      | Deno.PointerValue;
+    pRegions: VkStructInputs["VkTensorCopyARM"] | readonly VkStructInputs["VkTensorCopyARM"][] | VkRawPointer;
   };
   /** `VkCuFunctionCreateInfoNVX` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCuFunctionCreateInfoNVX: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     module: VkCuModuleNVX | null;
-    pName: string | Deno.PointerValue;
+    pName: string | VkRawPointer;
   };
   /** `VkCuLaunchInfoNVX` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCuLaunchInfoNVX: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     function: VkCuFunctionNVX | null;
     gridDimX?: number;
     gridDimY?: number;
@@ -32010,34 +31995,34 @@ export interface VkStructInputs {
     blockDimZ?: number;
     sharedMemBytes?: number;
     paramCount?: bigint | number;
-    pParams?: readonly Deno.PointerValue[] | Deno.PointerValue;
+    pParams?: readonly VkRawPointer[] | VkRawPointer;
     extraCount?: bigint | number;
-    pExtras?: readonly Deno.PointerValue[] | Deno.PointerValue;
+    pExtras?: readonly VkRawPointer[] | VkRawPointer;
   };
   /** `VkCuModuleCreateInfoNVX` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCuModuleCreateInfoNVX: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkCuModuleCreateInfoNVX">;
     dataSize?: bigint | number;
-    pData?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    pData?: VkRawPointer | ArrayBufferView | ArrayBuffer;
   };
   /** `VkCuModuleTexturingModeCreateInfoNVX` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCuModuleTexturingModeCreateInfoNVX: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     use64bitTexturing?: VkBool32 | boolean;
   };
   /** `VkCudaFunctionCreateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCudaFunctionCreateInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     module: VkCudaModuleNV | null;
-    pName: string | Deno.PointerValue;
+    pName: string | VkRawPointer;
   };
   /** `VkCudaLaunchInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCudaLaunchInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     function: VkCudaFunctionNV | null;
     gridDimX?: number;
     gridDimY?: number;
@@ -32047,74 +32032,74 @@ export interface VkStructInputs {
     blockDimZ?: number;
     sharedMemBytes?: number;
     paramCount?: bigint | number;
-    pParams?: readonly Deno.PointerValue[] | Deno.PointerValue;
+    pParams?: readonly VkRawPointer[] | VkRawPointer;
     extraCount?: bigint | number;
-    pExtras?: readonly Deno.PointerValue[] | Deno.PointerValue;
+    pExtras?: readonly VkRawPointer[] | VkRawPointer;
   };
   /** `VkCudaModuleCreateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCudaModuleCreateInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     dataSize?: bigint | number;
-    pData: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    pData: VkRawPointer | ArrayBufferView | ArrayBuffer;
   };
   /** `VkCustomResolveCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCustomResolveCreateInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     customResolve?: VkBool32 | boolean;
     colorAttachmentCount?: number;
-    pColorAttachmentFormats?: readonly VkFormat[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pColorAttachmentFormats?: readonly VkFormat[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     depthAttachmentFormat?: VkFormat;
     stencilAttachmentFormat?: VkFormat;
   };
   /** `VkD3D12FenceSubmitInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkD3D12FenceSubmitInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     waitSemaphoreValuesCount?: number;
-    pWaitSemaphoreValues?: readonly (bigint | number)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pWaitSemaphoreValues?: readonly (bigint | number)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     signalSemaphoreValuesCount?: number;
-    pSignalSemaphoreValues?: readonly (bigint | number)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pSignalSemaphoreValues?: readonly (bigint | number)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkDataGraphOpticalFlowImageFormatInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDataGraphOpticalFlowImageFormatInfoARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     usage: VkDataGraphOpticalFlowImageUsageFlagsARM;
   };
   /** `VkDataGraphOpticalFlowImageFormatPropertiesARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDataGraphOpticalFlowImageFormatPropertiesARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     format?: VkFormat;
   };
   /** `VkDataGraphPipelineBuiltinModelCreateInfoQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDataGraphPipelineBuiltinModelCreateInfoQCOM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     pOperation:
       | VkStructInputs["VkPhysicalDeviceDataGraphOperationSupportARM"]
       | readonly VkStructInputs["VkPhysicalDeviceDataGraphOperationSupportARM"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkDataGraphPipelineCompilerControlCreateInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDataGraphPipelineCompilerControlCreateInfoARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
-    pVendorOptions: string | Deno.PointerValue;
+    pNext?: VkRawPointer;
+    pVendorOptions: string | VkRawPointer;
   };
   /** `VkDataGraphPipelineConstantARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDataGraphPipelineConstantARM: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkDataGraphPipelineConstantARM">;
     id?: number;
-    pConstantData: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    pConstantData: VkRawPointer | ArrayBufferView | ArrayBuffer;
   };
   /** `VkDataGraphPipelineConstantTensorSemiStructuredSparsityInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDataGraphPipelineConstantTensorSemiStructuredSparsityInfoARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     dimension?: number;
     zeroCount?: number;
     groupSize?: number;
@@ -32129,7 +32114,7 @@ export interface VkStructInputs {
     pResourceInfos?:
       | VkStructInputs["VkDataGraphPipelineResourceInfoARM"]
       | readonly VkStructInputs["VkDataGraphPipelineResourceInfoARM"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkDataGraphPipelineDispatchInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDataGraphPipelineDispatchInfoARM: {
@@ -32140,26 +32125,26 @@ export interface VkStructInputs {
   /** `VkDataGraphPipelineIdentifierCreateInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDataGraphPipelineIdentifierCreateInfoARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     identifierSize?: number;
-    pIdentifier: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pIdentifier: readonly number[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkDataGraphPipelineInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDataGraphPipelineInfoARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     dataGraphPipeline: VkPipeline | null;
   };
   /** `VkDataGraphPipelineNeuralStatisticsCreateInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDataGraphPipelineNeuralStatisticsCreateInfoARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     allowNeuralStatistics?: VkBool32 | boolean;
   };
   /** `VkDataGraphPipelineOpticalFlowCreateInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDataGraphPipelineOpticalFlowCreateInfoARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     width?: number;
     height?: number;
     imageFormat?: VkFormat;
@@ -32173,18 +32158,18 @@ export interface VkStructInputs {
   /** `VkDataGraphPipelineOpticalFlowDispatchInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDataGraphPipelineOpticalFlowDispatchInfoARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkDataGraphOpticalFlowExecuteFlagsARM;
     meanFlowL1NormHint?: number;
   };
   /** `VkDataGraphPipelinePropertyQueryResultARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDataGraphPipelinePropertyQueryResultARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     property?: VkDataGraphPipelinePropertyARM;
     isText?: VkBool32 | boolean;
     dataSize?: bigint | number;
-    pData?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    pData?: VkRawPointer | ArrayBufferView | ArrayBuffer;
   };
   /** `VkDataGraphPipelineResourceInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDataGraphPipelineResourceInfoARM: {
@@ -32197,13 +32182,13 @@ export interface VkStructInputs {
   /** `VkDataGraphPipelineResourceInfoImageLayoutARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDataGraphPipelineResourceInfoImageLayoutARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     layout?: VkImageLayout;
   };
   /** `VkDataGraphPipelineSessionBindPointRequirementARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDataGraphPipelineSessionBindPointRequirementARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     bindPoint?: VkDataGraphPipelineSessionBindPointARM;
     bindPointType?: VkDataGraphPipelineSessionBindPointTypeARM;
     numObjects?: number;
@@ -32211,7 +32196,7 @@ export interface VkStructInputs {
   /** `VkDataGraphPipelineSessionBindPointRequirementsInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDataGraphPipelineSessionBindPointRequirementsInfoARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     session: VkDataGraphPipelineSessionARM | null;
   };
   /** `VkDataGraphPipelineSessionCreateInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -32224,7 +32209,7 @@ export interface VkStructInputs {
   /** `VkDataGraphPipelineSessionMemoryRequirementsInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDataGraphPipelineSessionMemoryRequirementsInfoARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     session: VkDataGraphPipelineSessionARM | null;
     bindPoint?: VkDataGraphPipelineSessionBindPointARM;
     objectIndex?: number;
@@ -32232,29 +32217,29 @@ export interface VkStructInputs {
   /** `VkDataGraphPipelineSessionNeuralStatisticsCreateInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDataGraphPipelineSessionNeuralStatisticsCreateInfoARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     mode?: VkNeuralAcceleratorStatisticsModeARM;
   };
   /** `VkDataGraphPipelineShaderModuleCreateInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDataGraphPipelineShaderModuleCreateInfoARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     module?: VkShaderModule | null;
-    pName: string | Deno.PointerValue;
+    pName: string | VkRawPointer;
     pSpecializationInfo?:
       | VkStructInputs["VkSpecializationInfo"]
       | readonly VkStructInputs["VkSpecializationInfo"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     constantCount?: number;
     pConstants?:
       | VkStructInputs["VkDataGraphPipelineConstantARM"]
       | readonly VkStructInputs["VkDataGraphPipelineConstantARM"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkDataGraphPipelineSingleNodeConnectionARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDataGraphPipelineSingleNodeConnectionARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     set?: number;
     binding?: number;
     connection: VkDataGraphPipelineNodeConnectionTypeARM;
@@ -32262,23 +32247,23 @@ export interface VkStructInputs {
   /** `VkDataGraphPipelineSingleNodeCreateInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDataGraphPipelineSingleNodeCreateInfoARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     nodeType: VkDataGraphPipelineNodeTypeARM;
     connectionCount?: number;
     pConnections:
       | VkStructInputs["VkDataGraphPipelineSingleNodeConnectionARM"]
       | readonly VkStructInputs["VkDataGraphPipelineSingleNodeConnectionARM"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkDataGraphProcessingEngineCreateInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDataGraphProcessingEngineCreateInfoARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     processingEngineCount?: number;
     pProcessingEngines:
       | VkStructInputs["VkPhysicalDeviceDataGraphProcessingEngineARM"]
       | readonly VkStructInputs["VkPhysicalDeviceDataGraphProcessingEngineARM"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkDataGraphTOSANameQualityARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDataGraphTOSANameQualityARM: {
@@ -32288,41 +32273,41 @@ export interface VkStructInputs {
   /** `VkDebugMarkerMarkerInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDebugMarkerMarkerInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
-    pMarkerName: string | Deno.PointerValue;
+    pNext?: VkRawPointer;
+    pMarkerName: string | VkRawPointer;
     color?: readonly number[] | ArrayBufferView;
   };
   /** `VkDebugMarkerObjectNameInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDebugMarkerObjectNameInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     objectType?: VkDebugReportObjectTypeEXT;
     object?: bigint | number;
-    pObjectName: string | Deno.PointerValue;
+    pObjectName: string | VkRawPointer;
   };
   /** `VkDebugMarkerObjectTagInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDebugMarkerObjectTagInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     objectType?: VkDebugReportObjectTypeEXT;
     object?: bigint | number;
     tagName?: bigint | number;
     tagSize?: bigint | number;
-    pTag: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    pTag: VkRawPointer | ArrayBufferView | ArrayBuffer;
   };
   /** `VkDebugReportCallbackCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDebugReportCallbackCreateInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkDebugReportFlagsEXT;
     pfnCallback: VkFunctionPointer<"PFN_vkDebugReportCallbackEXT">;
-    pUserData?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    pUserData?: VkRawPointer | ArrayBufferView | ArrayBuffer;
   };
   /** `VkDebugUtilsLabelEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDebugUtilsLabelEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
-    pLabelName: string | Deno.PointerValue;
+    pNext?: VkRawPointer;
+    pLabelName: string | VkRawPointer;
     color?: readonly number[] | ArrayBufferView;
   };
   /** `VkDebugUtilsMessengerCallbackDataEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -32330,63 +32315,63 @@ export interface VkStructInputs {
     sType?: VkStructureType;
     pNext?: VkChain<"VkDebugUtilsMessengerCallbackDataEXT">;
     flags?: VkDebugUtilsMessengerCallbackDataFlagsEXT;
-    pMessageIdName?: string | Deno.PointerValue;
+    pMessageIdName?: string | VkRawPointer;
     messageIdNumber?: number;
-    pMessage?: string | Deno.PointerValue;
+    pMessage?: string | VkRawPointer;
     queueLabelCount?: number;
     pQueueLabels?:
       | VkStructInputs["VkDebugUtilsLabelEXT"]
       | readonly VkStructInputs["VkDebugUtilsLabelEXT"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     cmdBufLabelCount?: number;
     pCmdBufLabels?:
       | VkStructInputs["VkDebugUtilsLabelEXT"]
       | readonly VkStructInputs["VkDebugUtilsLabelEXT"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     objectCount?: number;
     pObjects?:
       | VkStructInputs["VkDebugUtilsObjectNameInfoEXT"]
       | readonly VkStructInputs["VkDebugUtilsObjectNameInfoEXT"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkDebugUtilsMessengerCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDebugUtilsMessengerCreateInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkDebugUtilsMessengerCreateFlagsEXT;
     messageSeverity: VkDebugUtilsMessageSeverityFlagsEXT;
     messageType: VkDebugUtilsMessageTypeFlagsEXT;
     pfnUserCallback: VkFunctionPointer<"PFN_vkDebugUtilsMessengerCallbackEXT">;
-    pUserData?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    pUserData?: VkRawPointer | ArrayBufferView | ArrayBuffer;
   };
   /** `VkDebugUtilsObjectNameInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDebugUtilsObjectNameInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     objectType?: VkObjectType;
     objectHandle?: bigint | number;
-    pObjectName?: string | Deno.PointerValue;
+    pObjectName?: string | VkRawPointer;
   };
   /** `VkDebugUtilsObjectTagInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDebugUtilsObjectTagInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     objectType?: VkObjectType;
     objectHandle?: bigint | number;
     tagName?: bigint | number;
     tagSize?: bigint | number;
-    pTag: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    pTag: VkRawPointer | ArrayBufferView | ArrayBuffer;
   };
   /** `VkDecompressMemoryInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDecompressMemoryInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     decompressionMethod: VkMemoryDecompressionMethodFlagsEXT;
     regionCount?: number;
     pRegions:
       | VkStructInputs["VkDecompressMemoryRegionEXT"]
       | readonly VkStructInputs["VkDecompressMemoryRegionEXT"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkDecompressMemoryRegionEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDecompressMemoryRegionEXT: {
@@ -32406,19 +32391,19 @@ export interface VkStructInputs {
   /** `VkDedicatedAllocationBufferCreateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDedicatedAllocationBufferCreateInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     dedicatedAllocation?: VkBool32 | boolean;
   };
   /** `VkDedicatedAllocationImageCreateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDedicatedAllocationImageCreateInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     dedicatedAllocation?: VkBool32 | boolean;
   };
   /** `VkDedicatedAllocationMemoryAllocateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDedicatedAllocationMemoryAllocateInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     image?: VkImage | null;
     buffer?: VkBuffer | null;
   };
@@ -32431,17 +32416,17 @@ export interface VkStructInputs {
     pMemoryBarriers?:
       | VkStructInputs["VkMemoryBarrier2"]
       | readonly VkStructInputs["VkMemoryBarrier2"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     bufferMemoryBarrierCount?: number;
     pBufferMemoryBarriers?:
       | VkStructInputs["VkBufferMemoryBarrier2"]
       | readonly VkStructInputs["VkBufferMemoryBarrier2"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     imageMemoryBarrierCount?: number;
     pImageMemoryBarriers?:
       | VkStructInputs["VkImageMemoryBarrier2"]
       | readonly VkStructInputs["VkImageMemoryBarrier2"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** Input form of `VkDependencyInfoKHR` (alias of VkDependencyInfo). */
   VkDependencyInfoKHR: VkStructInputs["VkDependencyInfo"];
@@ -32456,7 +32441,7 @@ export interface VkStructInputs {
   /** `VkDepthBiasRepresentationInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDepthBiasRepresentationInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     depthBiasRepresentation?: VkDepthBiasRepresentationEXT;
     depthBiasExact?: VkBool32 | boolean;
   };
@@ -32468,7 +32453,7 @@ export interface VkStructInputs {
   /** `VkDescriptorAddressInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDescriptorAddressInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     address?: VkDeviceAddress | number;
     range?: VkDeviceSize | number;
     format?: VkFormat;
@@ -32483,7 +32468,7 @@ export interface VkStructInputs {
   /** `VkDescriptorBufferBindingPushDescriptorBufferHandleEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDescriptorBufferBindingPushDescriptorBufferHandleEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     buffer: VkBuffer | null;
   };
   /** `VkDescriptorBufferInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -32494,39 +32479,39 @@ export interface VkStructInputs {
   };
   /** `VkDescriptorDataEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDescriptorDataEXT: {
-    pSampler?: readonly (VkSampler | null)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pSampler?: readonly (VkSampler | null)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     pCombinedImageSampler?:
       | VkStructInputs["VkDescriptorImageInfo"]
       | readonly VkStructInputs["VkDescriptorImageInfo"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     pInputAttachmentImage?:
       | VkStructInputs["VkDescriptorImageInfo"]
       | readonly VkStructInputs["VkDescriptorImageInfo"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     pSampledImage?:
       | VkStructInputs["VkDescriptorImageInfo"]
       | readonly VkStructInputs["VkDescriptorImageInfo"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     pStorageImage?:
       | VkStructInputs["VkDescriptorImageInfo"]
       | readonly VkStructInputs["VkDescriptorImageInfo"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     pUniformTexelBuffer?:
       | VkStructInputs["VkDescriptorAddressInfoEXT"]
       | readonly VkStructInputs["VkDescriptorAddressInfoEXT"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     pStorageTexelBuffer?:
       | VkStructInputs["VkDescriptorAddressInfoEXT"]
       | readonly VkStructInputs["VkDescriptorAddressInfoEXT"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     pUniformBuffer?:
       | VkStructInputs["VkDescriptorAddressInfoEXT"]
       | readonly VkStructInputs["VkDescriptorAddressInfoEXT"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     pStorageBuffer?:
       | VkStructInputs["VkDescriptorAddressInfoEXT"]
       | readonly VkStructInputs["VkDescriptorAddressInfoEXT"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     accelerationStructure?: VkDeviceAddress | number;
   };
   /** `VkDescriptorGetInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -32539,7 +32524,7 @@ export interface VkStructInputs {
   /** `VkDescriptorGetTensorInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDescriptorGetTensorInfoARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     tensorView?: VkTensorViewARM | null;
   };
   /** `VkDescriptorImageInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -32555,7 +32540,7 @@ export interface VkStructInputs {
     pEmbeddedSampler?:
       | VkStructInputs["VkSamplerCreateInfo"]
       | readonly VkStructInputs["VkSamplerCreateInfo"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     samplerHeapOffset?: number;
     samplerHeapArrayStride?: number;
   };
@@ -32592,7 +32577,7 @@ export interface VkStructInputs {
     pEmbeddedSampler?:
       | VkStructInputs["VkSamplerCreateInfo"]
       | readonly VkStructInputs["VkSamplerCreateInfo"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     useCombinedImageSamplerIndex?: VkBool32 | boolean;
     samplerHeapOffset?: number;
     samplerPushOffset?: number;
@@ -32609,7 +32594,7 @@ export interface VkStructInputs {
     pEmbeddedSampler?:
       | VkStructInputs["VkSamplerCreateInfo"]
       | readonly VkStructInputs["VkSamplerCreateInfo"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     useCombinedImageSamplerIndex?: VkBool32 | boolean;
     samplerHeapOffset?: number;
     samplerPushOffset?: number;
@@ -32626,7 +32611,7 @@ export interface VkStructInputs {
     pEmbeddedSampler?:
       | VkStructInputs["VkSamplerCreateInfo"]
       | readonly VkStructInputs["VkSamplerCreateInfo"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     useCombinedImageSamplerIndex?: VkBool32 | boolean;
     samplerHeapOffset?: number;
     samplerPushOffset?: number;
@@ -32642,7 +32627,7 @@ export interface VkStructInputs {
     pEmbeddedSampler?:
       | VkStructInputs["VkSamplerCreateInfo"]
       | readonly VkStructInputs["VkSamplerCreateInfo"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     useCombinedImageSamplerIndex?: VkBool32 | boolean;
     samplerHeapOffset?: number;
     samplerShaderRecordOffset?: number;
@@ -32659,12 +32644,12 @@ export interface VkStructInputs {
     pPoolSizes?:
       | VkStructInputs["VkDescriptorPoolSize"]
       | readonly VkStructInputs["VkDescriptorPoolSize"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkDescriptorPoolInlineUniformBlockCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDescriptorPoolInlineUniformBlockCreateInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maxInlineUniformBlockBindings?: number;
   };
   /** Input form of `VkDescriptorPoolInlineUniformBlockCreateInfoEXT` (alias of VkDescriptorPoolInlineUniformBlockCreateInfo). */
@@ -32681,11 +32666,7 @@ export interface VkStructInputs {
     pNext?: VkChain<"VkDescriptorSetAllocateInfo">;
     descriptorPool: VkDescriptorPool | null;
     descriptorSetCount?: number;
-    pSetLayouts:
-      | readonly (VkDescriptorSetLayout | null)[]
-      | ArrayBufferView
-      | ArrayBuffer
-      | Deno.PointerValue;
+    pSetLayouts: readonly (VkDescriptorSetLayout | null)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkDescriptorSetAndBindingMappingEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDescriptorSetAndBindingMappingEXT: {
@@ -32701,7 +32682,7 @@ export interface VkStructInputs {
   /** `VkDescriptorSetBindingReferenceVALVE` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDescriptorSetBindingReferenceVALVE: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     descriptorSetLayout: VkDescriptorSetLayout | null;
     binding?: number;
   };
@@ -32711,14 +32692,14 @@ export interface VkStructInputs {
     descriptorType?: VkDescriptorType;
     descriptorCount?: number;
     stageFlags?: VkShaderStageFlags;
-    pImmutableSamplers?: readonly (VkSampler | null)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pImmutableSamplers?: readonly (VkSampler | null)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkDescriptorSetLayoutBindingFlagsCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDescriptorSetLayoutBindingFlagsCreateInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     bindingCount?: number;
-    pBindingFlags?: readonly VkDescriptorBindingFlags[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pBindingFlags?: readonly VkDescriptorBindingFlags[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** Input form of `VkDescriptorSetLayoutBindingFlagsCreateInfoEXT` (alias of VkDescriptorSetLayoutBindingFlagsCreateInfo). */
   VkDescriptorSetLayoutBindingFlagsCreateInfoEXT:
@@ -32732,12 +32713,12 @@ export interface VkStructInputs {
     pBindings?:
       | VkStructInputs["VkDescriptorSetLayoutBinding"]
       | readonly VkStructInputs["VkDescriptorSetLayoutBinding"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkDescriptorSetLayoutHostMappingInfoVALVE` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDescriptorSetLayoutHostMappingInfoVALVE: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     descriptorOffset?: bigint | number;
     descriptorSize?: number;
   };
@@ -32752,9 +32733,9 @@ export interface VkStructInputs {
   /** `VkDescriptorSetVariableDescriptorCountAllocateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDescriptorSetVariableDescriptorCountAllocateInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     descriptorSetCount?: number;
-    pDescriptorCounts?: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pDescriptorCounts?: readonly number[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** Input form of `VkDescriptorSetVariableDescriptorCountAllocateInfoEXT` (alias of VkDescriptorSetVariableDescriptorCountAllocateInfo). */
   VkDescriptorSetVariableDescriptorCountAllocateInfoEXT:
@@ -32762,7 +32743,7 @@ export interface VkStructInputs {
   /** `VkDescriptorSetVariableDescriptorCountLayoutSupport` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDescriptorSetVariableDescriptorCountLayoutSupport: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maxVariableDescriptorCount?: number;
   };
   /** Input form of `VkDescriptorSetVariableDescriptorCountLayoutSupportEXT` (alias of VkDescriptorSetVariableDescriptorCountLayoutSupport). */
@@ -32771,13 +32752,13 @@ export interface VkStructInputs {
   /** `VkDescriptorUpdateTemplateCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDescriptorUpdateTemplateCreateInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkDescriptorUpdateTemplateCreateFlags;
     descriptorUpdateEntryCount?: number;
     pDescriptorUpdateEntries:
       | VkStructInputs["VkDescriptorUpdateTemplateEntry"]
       | readonly VkStructInputs["VkDescriptorUpdateTemplateEntry"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     templateType?: VkDescriptorUpdateTemplateType;
     descriptorSetLayout?: VkDescriptorSetLayout | null;
     pipelineBindPoint?: VkPipelineBindPoint;
@@ -32800,7 +32781,7 @@ export interface VkStructInputs {
   /** `VkDeviceAddressBindingCallbackDataEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceAddressBindingCallbackDataEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkDeviceAddressBindingFlagsEXT;
     baseAddress?: VkDeviceAddress | number;
     size?: VkDeviceSize | number;
@@ -32816,11 +32797,11 @@ export interface VkStructInputs {
   /** `VkDeviceBufferMemoryRequirements` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceBufferMemoryRequirements: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     pCreateInfo:
       | VkStructInputs["VkBufferCreateInfo"]
       | readonly VkStructInputs["VkBufferCreateInfo"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** Input form of `VkDeviceBufferMemoryRequirementsKHR` (alias of VkDeviceBufferMemoryRequirements). */
   VkDeviceBufferMemoryRequirementsKHR: VkStructInputs["VkDeviceBufferMemoryRequirements"];
@@ -32833,34 +32814,34 @@ export interface VkStructInputs {
     pQueueCreateInfos?:
       | VkStructInputs["VkDeviceQueueCreateInfo"]
       | readonly VkStructInputs["VkDeviceQueueCreateInfo"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     enabledLayerCount?: number;
-    ppEnabledLayerNames?: readonly string[] | Deno.PointerValue;
+    ppEnabledLayerNames?: readonly string[] | VkRawPointer;
     enabledExtensionCount?: number;
-    ppEnabledExtensionNames?: readonly string[] | Deno.PointerValue;
+    ppEnabledExtensionNames?: readonly string[] | VkRawPointer;
     pEnabledFeatures?:
       | VkStructInputs["VkPhysicalDeviceFeatures"]
       | readonly VkStructInputs["VkPhysicalDeviceFeatures"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkDeviceDeviceMemoryReportCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceDeviceMemoryReportCreateInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags: VkDeviceMemoryReportFlagsEXT;
     pfnUserCallback: VkFunctionPointer<"PFN_vkDeviceMemoryReportCallbackEXT">;
-    pUserData?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    pUserData?: VkRawPointer | ArrayBufferView | ArrayBuffer;
   };
   /** `VkDeviceDiagnosticsConfigCreateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceDiagnosticsConfigCreateInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkDeviceDiagnosticsConfigFlagsNV;
   };
   /** `VkDeviceEventInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceEventInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     deviceEvent?: VkDeviceEventTypeEXT;
   };
   /** Input form of `VkDeviceFaultAddressInfoEXT` (alias of VkDeviceFaultAddressInfoKHR). */
@@ -32874,7 +32855,7 @@ export interface VkStructInputs {
   /** `VkDeviceFaultCountsEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceFaultCountsEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     addressInfoCount?: number;
     vendorInfoCount?: number;
     vendorBinarySize?: VkDeviceSize | number;
@@ -32884,27 +32865,27 @@ export interface VkStructInputs {
     sType?: VkStructureType;
     pNext?: VkChain<"VkDeviceFaultDebugInfoKHR">;
     vendorBinarySize?: number;
-    pVendorBinaryData?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    pVendorBinaryData?: VkRawPointer | ArrayBufferView | ArrayBuffer;
   };
   /** `VkDeviceFaultInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceFaultInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     description?: string;
     pAddressInfos?:
       | VkStructInputs["VkDeviceFaultAddressInfoKHR"]
       | readonly VkStructInputs["VkDeviceFaultAddressInfoKHR"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     pVendorInfos?:
       | VkStructInputs["VkDeviceFaultVendorInfoKHR"]
       | readonly VkStructInputs["VkDeviceFaultVendorInfoKHR"][]
-      | Deno.PointerValue;
-    pVendorBinaryData?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+      | VkRawPointer;
+    pVendorBinaryData?: VkRawPointer | ArrayBufferView | ArrayBuffer;
   };
   /** `VkDeviceFaultInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceFaultInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkDeviceFaultFlagsKHR;
     groupId?: bigint | number;
     description?: string;
@@ -32915,9 +32896,9 @@ export interface VkStructInputs {
   /** `VkDeviceFaultShaderAbortMessageInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceFaultShaderAbortMessageInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     messageDataSize?: bigint | number;
-    pMessageData?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    pMessageData?: VkRawPointer | ArrayBufferView | ArrayBuffer;
   };
   /** Input form of `VkDeviceFaultVendorBinaryHeaderVersionOneEXT` (alias of VkDeviceFaultVendorBinaryHeaderVersionOneKHR). */
   VkDeviceFaultVendorBinaryHeaderVersionOneEXT:
@@ -32947,7 +32928,7 @@ export interface VkStructInputs {
   /** `VkDeviceGroupBindSparseInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceGroupBindSparseInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     resourceDeviceIndex?: number;
     memoryDeviceIndex?: number;
   };
@@ -32956,7 +32937,7 @@ export interface VkStructInputs {
   /** `VkDeviceGroupCommandBufferBeginInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceGroupCommandBufferBeginInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     deviceMask?: number;
   };
   /** Input form of `VkDeviceGroupCommandBufferBeginInfoKHR` (alias of VkDeviceGroupCommandBufferBeginInfo). */
@@ -32964,71 +32945,64 @@ export interface VkStructInputs {
   /** `VkDeviceGroupDeviceCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceGroupDeviceCreateInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     physicalDeviceCount?: number;
-    pPhysicalDevices?:
-      | readonly (VkPhysicalDevice | null)[]
-      | ArrayBufferView
-      | ArrayBuffer
-      | Deno.PointerValue;
+    pPhysicalDevices?: readonly (VkPhysicalDevice | null)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** Input form of `VkDeviceGroupDeviceCreateInfoKHR` (alias of VkDeviceGroupDeviceCreateInfo). */
   VkDeviceGroupDeviceCreateInfoKHR: VkStructInputs["VkDeviceGroupDeviceCreateInfo"];
   /** `VkDeviceGroupPresentCapabilitiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceGroupPresentCapabilitiesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     presentMask?: readonly number[] | ArrayBufferView;
     modes?: VkDeviceGroupPresentModeFlagsKHR;
   };
   /** `VkDeviceGroupPresentInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceGroupPresentInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     swapchainCount?: number;
-    pDeviceMasks?: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pDeviceMasks?: readonly number[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     mode: VkDeviceGroupPresentModeFlagBitsKHR;
   };
   /** `VkDeviceGroupRenderPassBeginInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceGroupRenderPassBeginInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     deviceMask?: number;
     deviceRenderAreaCount?: number;
-    pDeviceRenderAreas?:
-      | VkStructInputs["VkRect2D"]
-      | readonly VkStructInputs["VkRect2D"][]
-      | Deno.PointerValue;
+    pDeviceRenderAreas?: VkStructInputs["VkRect2D"] | readonly VkStructInputs["VkRect2D"][] | VkRawPointer;
   };
   /** Input form of `VkDeviceGroupRenderPassBeginInfoKHR` (alias of VkDeviceGroupRenderPassBeginInfo). */
   VkDeviceGroupRenderPassBeginInfoKHR: VkStructInputs["VkDeviceGroupRenderPassBeginInfo"];
   /** `VkDeviceGroupSubmitInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceGroupSubmitInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     waitSemaphoreCount?: number;
-    pWaitSemaphoreDeviceIndices?: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pWaitSemaphoreDeviceIndices?: readonly number[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     commandBufferCount?: number;
-    pCommandBufferDeviceMasks?: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pCommandBufferDeviceMasks?: readonly number[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     signalSemaphoreCount?: number;
-    pSignalSemaphoreDeviceIndices?: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pSignalSemaphoreDeviceIndices?: readonly number[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** Input form of `VkDeviceGroupSubmitInfoKHR` (alias of VkDeviceGroupSubmitInfo). */
   VkDeviceGroupSubmitInfoKHR: VkStructInputs["VkDeviceGroupSubmitInfo"];
   /** `VkDeviceGroupSwapchainCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceGroupSwapchainCreateInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     modes: VkDeviceGroupPresentModeFlagsKHR;
   };
   /** `VkDeviceImageMemoryRequirements` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceImageMemoryRequirements: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     pCreateInfo:
       | VkStructInputs["VkImageCreateInfo"]
       | readonly VkStructInputs["VkImageCreateInfo"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     planeAspect?: VkImageAspectFlagBits;
   };
   /** Input form of `VkDeviceImageMemoryRequirementsKHR` (alias of VkDeviceImageMemoryRequirements). */
@@ -33036,22 +33010,22 @@ export interface VkStructInputs {
   /** `VkDeviceImageSubresourceInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceImageSubresourceInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     pCreateInfo:
       | VkStructInputs["VkImageCreateInfo"]
       | readonly VkStructInputs["VkImageCreateInfo"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     pSubresource:
       | VkStructInputs["VkImageSubresource2"]
       | readonly VkStructInputs["VkImageSubresource2"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** Input form of `VkDeviceImageSubresourceInfoKHR` (alias of VkDeviceImageSubresourceInfo). */
   VkDeviceImageSubresourceInfoKHR: VkStructInputs["VkDeviceImageSubresourceInfo"];
   /** `VkDeviceMemoryCopyKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceMemoryCopyKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     srcRange?: VkStructInputs["VkDeviceAddressRangeKHR"];
     srcFlags?: VkAddressCommandFlagsKHR;
     dstRange?: VkStructInputs["VkDeviceAddressRangeKHR"];
@@ -33073,7 +33047,7 @@ export interface VkStructInputs {
   /** `VkDeviceMemoryOpaqueCaptureAddressInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceMemoryOpaqueCaptureAddressInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     memory: VkDeviceMemory | null;
   };
   /** Input form of `VkDeviceMemoryOpaqueCaptureAddressInfoKHR` (alias of VkDeviceMemoryOpaqueCaptureAddressInfo). */
@@ -33081,13 +33055,13 @@ export interface VkStructInputs {
   /** `VkDeviceMemoryOverallocationCreateInfoAMD` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceMemoryOverallocationCreateInfoAMD: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     overallocationBehavior?: VkMemoryOverallocationBehaviorAMD;
   };
   /** `VkDeviceMemoryReportCallbackDataEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceMemoryReportCallbackDataEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkDeviceMemoryReportFlagsEXT;
     type?: VkDeviceMemoryReportEventTypeEXT;
     memoryObjectId?: bigint | number;
@@ -33099,17 +33073,17 @@ export interface VkStructInputs {
   /** `VkDeviceObjectReservationCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceObjectReservationCreateInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     pipelineCacheCreateInfoCount?: number;
     pPipelineCacheCreateInfos?:
       | VkStructInputs["VkPipelineCacheCreateInfo"]
       | readonly VkStructInputs["VkPipelineCacheCreateInfo"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     pipelinePoolSizeCount?: number;
     pPipelinePoolSizes?:
       | VkStructInputs["VkPipelinePoolSize"]
       | readonly VkStructInputs["VkPipelinePoolSize"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     semaphoreRequestCount?: number;
     commandBufferRequestCount?: number;
     fenceRequestCount?: number;
@@ -33151,28 +33125,28 @@ export interface VkStructInputs {
   /** `VkDeviceOrHostAddressConstAMDX` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceOrHostAddressConstAMDX: {
     deviceAddress?: VkDeviceAddress | number;
-    hostAddress?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    hostAddress?: VkRawPointer | ArrayBufferView | ArrayBuffer;
   };
   /** `VkDeviceOrHostAddressConstKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceOrHostAddressConstKHR: {
     deviceAddress?: VkDeviceAddress | number;
-    hostAddress?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    hostAddress?: VkRawPointer | ArrayBufferView | ArrayBuffer;
   };
   /** `VkDeviceOrHostAddressKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceOrHostAddressKHR: {
     deviceAddress?: VkDeviceAddress | number;
-    hostAddress?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    hostAddress?: VkRawPointer | ArrayBufferView | ArrayBuffer;
   };
   /** `VkDevicePipelineBinaryInternalCacheControlKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDevicePipelineBinaryInternalCacheControlKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     disableInternalCache?: VkBool32 | boolean;
   };
   /** `VkDevicePrivateDataCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDevicePrivateDataCreateInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     privateDataSlotRequestCount?: number;
   };
   /** Input form of `VkDevicePrivateDataCreateInfoEXT` (alias of VkDevicePrivateDataCreateInfo). */
@@ -33184,12 +33158,12 @@ export interface VkStructInputs {
     flags?: VkDeviceQueueCreateFlags;
     queueFamilyIndex?: number;
     queueCount?: number;
-    pQueuePriorities: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pQueuePriorities: readonly number[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkDeviceQueueGlobalPriorityCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceQueueGlobalPriorityCreateInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     globalPriority: VkQueueGlobalPriority;
   };
   /** Input form of `VkDeviceQueueGlobalPriorityCreateInfoEXT` (alias of VkDeviceQueueGlobalPriorityCreateInfo). */
@@ -33199,7 +33173,7 @@ export interface VkStructInputs {
   /** `VkDeviceQueueInfo2` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceQueueInfo2: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkDeviceQueueCreateFlags;
     queueFamilyIndex?: number;
     queueIndex?: number;
@@ -33207,49 +33181,49 @@ export interface VkStructInputs {
   /** `VkDeviceQueueShaderCoreControlCreateInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceQueueShaderCoreControlCreateInfoARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     shaderCoreCount?: number;
   };
   /** `VkDeviceSemaphoreSciSyncPoolReservationCreateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceSemaphoreSciSyncPoolReservationCreateInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     semaphoreSciSyncPoolRequestCount?: number;
   };
   /** `VkDeviceTensorMemoryRequirementsARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDeviceTensorMemoryRequirementsARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     pCreateInfo:
       | VkStructInputs["VkTensorCreateInfoARM"]
       | readonly VkStructInputs["VkTensorCreateInfoARM"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkDirectDriverLoadingInfoLUNARG` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDirectDriverLoadingInfoLUNARG: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags: VkDirectDriverLoadingFlagsLUNARG;
     pfnGetInstanceProcAddr?: VkFunctionPointer<"PFN_vkGetInstanceProcAddrLUNARG">;
   };
   /** `VkDirectDriverLoadingListLUNARG` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDirectDriverLoadingListLUNARG: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     mode?: VkDirectDriverLoadingModeLUNARG;
     driverCount?: number;
     pDrivers:
       | VkStructInputs["VkDirectDriverLoadingInfoLUNARG"]
       | readonly VkStructInputs["VkDirectDriverLoadingInfoLUNARG"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkDirectFBSurfaceCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDirectFBSurfaceCreateInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkDirectFBSurfaceCreateFlagsEXT;
-    dfb?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
-    surface?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    dfb?: readonly VkRawPointer[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
+    surface?: readonly VkRawPointer[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkDispatchGraphCountInfoAMDX` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDispatchGraphCountInfoAMDX: {
@@ -33267,7 +33241,7 @@ export interface VkStructInputs {
   /** `VkDispatchIndirect2InfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDispatchIndirect2InfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     addressRange?: VkStructInputs["VkDeviceAddressRangeKHR"];
     addressFlags?: VkAddressCommandFlagsKHR;
   };
@@ -33280,7 +33254,7 @@ export interface VkStructInputs {
   /** `VkDispatchParametersARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDispatchParametersARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     workGroupBatchSize?: number;
     maxQueuedWorkGroupBatches?: number;
     maxWarpsPerShaderCore?: number;
@@ -33288,18 +33262,18 @@ export interface VkStructInputs {
   /** `VkDispatchTileInfoQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDispatchTileInfoQCOM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
   };
   /** `VkDisplayEventInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDisplayEventInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     displayEvent?: VkDisplayEventTypeEXT;
   };
   /** `VkDisplayModeCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDisplayModeCreateInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkDisplayModeCreateFlagsKHR;
     parameters?: VkStructInputs["VkDisplayModeParametersKHR"];
   };
@@ -33322,19 +33296,19 @@ export interface VkStructInputs {
   /** `VkDisplayModeStereoPropertiesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDisplayModeStereoPropertiesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     hdmi3DSupported?: VkBool32 | boolean;
   };
   /** `VkDisplayNativeHdrSurfaceCapabilitiesAMD` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDisplayNativeHdrSurfaceCapabilitiesAMD: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     localDimmingSupport?: VkBool32 | boolean;
   };
   /** `VkDisplayPlaneCapabilities2KHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDisplayPlaneCapabilities2KHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     capabilities?: VkStructInputs["VkDisplayPlaneCapabilitiesKHR"];
   };
   /** `VkDisplayPlaneCapabilitiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -33352,14 +33326,14 @@ export interface VkStructInputs {
   /** `VkDisplayPlaneInfo2KHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDisplayPlaneInfo2KHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     mode: VkDisplayModeKHR | null;
     planeIndex?: number;
   };
   /** `VkDisplayPlaneProperties2KHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDisplayPlaneProperties2KHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     displayPlaneProperties?: VkStructInputs["VkDisplayPlanePropertiesKHR"];
   };
   /** `VkDisplayPlanePropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -33370,13 +33344,13 @@ export interface VkStructInputs {
   /** `VkDisplayPowerInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDisplayPowerInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     powerState?: VkDisplayPowerStateEXT;
   };
   /** `VkDisplayPresentInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDisplayPresentInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     srcRect?: VkStructInputs["VkRect2D"];
     dstRect?: VkStructInputs["VkRect2D"];
     persistent?: VkBool32 | boolean;
@@ -33384,13 +33358,13 @@ export interface VkStructInputs {
   /** `VkDisplayProperties2KHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDisplayProperties2KHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     displayProperties?: VkStructInputs["VkDisplayPropertiesKHR"];
   };
   /** `VkDisplayPropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDisplayPropertiesKHR: {
     display?: VkDisplayKHR | null;
-    displayName?: string | Deno.PointerValue;
+    displayName?: string | VkRawPointer;
     physicalDimensions?: VkStructInputs["VkExtent2D"];
     physicalResolution?: VkStructInputs["VkExtent2D"];
     supportedTransforms?: VkSurfaceTransformFlagsKHR;
@@ -33413,7 +33387,7 @@ export interface VkStructInputs {
   /** `VkDisplaySurfaceStereoCreateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDisplaySurfaceStereoCreateInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     stereoType?: VkDisplaySurfaceStereoTypeNV;
   };
   /** `VkDrawIndexedIndirectCommand` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -33427,7 +33401,7 @@ export interface VkStructInputs {
   /** `VkDrawIndirect2InfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDrawIndirect2InfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     addressRange?: VkStructInputs["VkStridedDeviceAddressRangeKHR"];
     addressFlags?: VkAddressCommandFlagsKHR;
     drawCount?: number;
@@ -33442,7 +33416,7 @@ export interface VkStructInputs {
   /** `VkDrawIndirectCount2InfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDrawIndirectCount2InfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     addressRange?: VkStructInputs["VkStridedDeviceAddressRangeKHR"];
     addressFlags?: VkAddressCommandFlagsKHR;
     countAddressRange?: VkStructInputs["VkDeviceAddressRangeKHR"];
@@ -33481,22 +33455,22 @@ export interface VkStructInputs {
   /** `VkDrmFormatModifierPropertiesList2EXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDrmFormatModifierPropertiesList2EXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     drmFormatModifierCount?: number;
     pDrmFormatModifierProperties?:
       | VkStructInputs["VkDrmFormatModifierProperties2EXT"]
       | readonly VkStructInputs["VkDrmFormatModifierProperties2EXT"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkDrmFormatModifierPropertiesListEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDrmFormatModifierPropertiesListEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     drmFormatModifierCount?: number;
     pDrmFormatModifierProperties?:
       | VkStructInputs["VkDrmFormatModifierPropertiesEXT"]
       | readonly VkStructInputs["VkDrmFormatModifierPropertiesEXT"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkEventCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkEventCreateInfo: {
@@ -33513,11 +33487,11 @@ export interface VkStructInputs {
     pStages?:
       | VkStructInputs["VkPipelineShaderStageCreateInfo"]
       | readonly VkStructInputs["VkPipelineShaderStageCreateInfo"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     pLibraryInfo?:
       | VkStructInputs["VkPipelineLibraryCreateInfoKHR"]
       | readonly VkStructInputs["VkPipelineLibraryCreateInfoKHR"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     layout?: VkPipelineLayout | null;
     basePipelineHandle?: VkPipeline | null;
     basePipelineIndex?: number;
@@ -33525,7 +33499,7 @@ export interface VkStructInputs {
   /** `VkExecutionGraphPipelineScratchSizeAMDX` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExecutionGraphPipelineScratchSizeAMDX: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     minSize?: VkDeviceSize | number;
     maxSize?: VkDeviceSize | number;
     sizeGranularity?: VkDeviceSize | number;
@@ -33533,7 +33507,7 @@ export interface VkStructInputs {
   /** `VkExportFenceCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExportFenceCreateInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     handleTypes?: VkExternalFenceHandleTypeFlags;
   };
   /** Input form of `VkExportFenceCreateInfoKHR` (alias of VkExportFenceCreateInfo). */
@@ -33541,21 +33515,21 @@ export interface VkStructInputs {
   /** `VkExportFenceSciSyncInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExportFenceSciSyncInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     pAttributes?: bigint | number;
   };
   /** `VkExportFenceWin32HandleInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExportFenceWin32HandleInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
-    pAttributes?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pNext?: VkRawPointer;
+    pAttributes?: readonly VkRawPointer[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     dwAccess?: number;
     name?: bigint | number;
   };
   /** `VkExportMemoryAllocateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExportMemoryAllocateInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     handleTypes?: VkExternalMemoryHandleTypeFlags;
   };
   /** Input form of `VkExportMemoryAllocateInfoKHR` (alias of VkExportMemoryAllocateInfo). */
@@ -33563,61 +33537,61 @@ export interface VkStructInputs {
   /** `VkExportMemoryAllocateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExportMemoryAllocateInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     handleTypes?: VkExternalMemoryHandleTypeFlagsNV;
   };
   /** `VkExportMemorySciBufInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExportMemorySciBufInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     pAttributes?: bigint | number;
   };
   /** `VkExportMemoryWin32HandleInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExportMemoryWin32HandleInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
-    pAttributes?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pNext?: VkRawPointer;
+    pAttributes?: readonly VkRawPointer[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     dwAccess?: number;
     name?: bigint | number;
   };
   /** `VkExportMemoryWin32HandleInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExportMemoryWin32HandleInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
-    pAttributes?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pNext?: VkRawPointer;
+    pAttributes?: readonly VkRawPointer[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     dwAccess?: number;
   };
   /** `VkExportMetalBufferInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExportMetalBufferInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     memory: VkDeviceMemory | null;
     mtlBuffer?: MTLBuffer_id | number;
   };
   /** `VkExportMetalCommandQueueInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExportMetalCommandQueueInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     queue: VkQueue | null;
     mtlCommandQueue?: MTLCommandQueue_id | number;
   };
   /** `VkExportMetalDeviceInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExportMetalDeviceInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     mtlDevice?: MTLDevice_id | number;
   };
   /** `VkExportMetalIOSurfaceInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExportMetalIOSurfaceInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     image: VkImage | null;
     ioSurface?: IOSurfaceRef | number;
   };
   /** `VkExportMetalObjectCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExportMetalObjectCreateInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     exportObjectType?: VkExportMetalObjectTypeFlagBitsEXT;
   };
   /** `VkExportMetalObjectsInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -33628,7 +33602,7 @@ export interface VkStructInputs {
   /** `VkExportMetalSharedEventInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExportMetalSharedEventInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     semaphore?: VkSemaphore | null;
     event?: VkEvent | null;
     mtlSharedEvent?: MTLSharedEvent_id | number;
@@ -33636,7 +33610,7 @@ export interface VkStructInputs {
   /** `VkExportMetalTextureInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExportMetalTextureInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     image?: VkImage | null;
     imageView?: VkImageView | null;
     bufferView?: VkBufferView | null;
@@ -33646,7 +33620,7 @@ export interface VkStructInputs {
   /** `VkExportSemaphoreCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExportSemaphoreCreateInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     handleTypes?: VkExternalSemaphoreHandleTypeFlags;
   };
   /** Input form of `VkExportSemaphoreCreateInfoKHR` (alias of VkExportSemaphoreCreateInfo). */
@@ -33654,14 +33628,14 @@ export interface VkStructInputs {
   /** `VkExportSemaphoreSciSyncInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExportSemaphoreSciSyncInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     pAttributes?: bigint | number;
   };
   /** `VkExportSemaphoreWin32HandleInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExportSemaphoreWin32HandleInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
-    pAttributes?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pNext?: VkRawPointer;
+    pAttributes?: readonly VkRawPointer[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     dwAccess?: number;
     name?: bigint | number;
   };
@@ -33684,7 +33658,7 @@ export interface VkStructInputs {
   /** `VkExternalBufferProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExternalBufferProperties: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     externalMemoryProperties?: VkStructInputs["VkExternalMemoryProperties"];
   };
   /** Input form of `VkExternalBufferPropertiesKHR` (alias of VkExternalBufferProperties). */
@@ -33692,25 +33666,25 @@ export interface VkStructInputs {
   /** `VkExternalComputeQueueCreateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExternalComputeQueueCreateInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     preferredQueue: VkQueue | null;
   };
   /** `VkExternalComputeQueueDataParamsNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExternalComputeQueueDataParamsNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     deviceIndex?: number;
   };
   /** `VkExternalComputeQueueDeviceCreateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExternalComputeQueueDeviceCreateInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     reservedExternalQueues?: number;
   };
   /** `VkExternalFenceProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExternalFenceProperties: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     exportFromImportedHandleTypes?: VkExternalFenceHandleTypeFlags;
     compatibleHandleTypes?: VkExternalFenceHandleTypeFlags;
     externalFenceFeatures?: VkExternalFenceFeatureFlags;
@@ -33720,25 +33694,25 @@ export interface VkStructInputs {
   /** `VkExternalFormatANDROID` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExternalFormatANDROID: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     externalFormat?: bigint | number;
   };
   /** `VkExternalFormatOHOS` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExternalFormatOHOS: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     externalFormat?: bigint | number;
   };
   /** `VkExternalFormatQNX` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExternalFormatQNX: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     externalFormat?: bigint | number;
   };
   /** `VkExternalImageFormatProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExternalImageFormatProperties: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     externalMemoryProperties?: VkStructInputs["VkExternalMemoryProperties"];
   };
   /** Input form of `VkExternalImageFormatPropertiesKHR` (alias of VkExternalImageFormatProperties). */
@@ -33753,13 +33727,13 @@ export interface VkStructInputs {
   /** `VkExternalMemoryAcquireUnmodifiedEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExternalMemoryAcquireUnmodifiedEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     acquireUnmodifiedMemory?: VkBool32 | boolean;
   };
   /** `VkExternalMemoryBufferCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExternalMemoryBufferCreateInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     handleTypes?: VkExternalMemoryHandleTypeFlags;
   };
   /** Input form of `VkExternalMemoryBufferCreateInfoKHR` (alias of VkExternalMemoryBufferCreateInfo). */
@@ -33767,7 +33741,7 @@ export interface VkStructInputs {
   /** `VkExternalMemoryImageCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExternalMemoryImageCreateInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     handleTypes?: VkExternalMemoryHandleTypeFlags;
   };
   /** Input form of `VkExternalMemoryImageCreateInfoKHR` (alias of VkExternalMemoryImageCreateInfo). */
@@ -33775,7 +33749,7 @@ export interface VkStructInputs {
   /** `VkExternalMemoryImageCreateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExternalMemoryImageCreateInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     handleTypes?: VkExternalMemoryHandleTypeFlagsNV;
   };
   /** `VkExternalMemoryProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -33789,13 +33763,13 @@ export interface VkStructInputs {
   /** `VkExternalMemoryTensorCreateInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExternalMemoryTensorCreateInfoARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     handleTypes?: VkExternalMemoryHandleTypeFlags;
   };
   /** `VkExternalSemaphoreProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExternalSemaphoreProperties: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     exportFromImportedHandleTypes?: VkExternalSemaphoreHandleTypeFlags;
     compatibleHandleTypes?: VkExternalSemaphoreHandleTypeFlags;
     externalSemaphoreFeatures?: VkExternalSemaphoreFeatureFlags;
@@ -33805,21 +33779,21 @@ export interface VkStructInputs {
   /** `VkExternalTensorPropertiesARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExternalTensorPropertiesARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     externalMemoryProperties?: VkStructInputs["VkExternalMemoryProperties"];
   };
   /** `VkFaultCallbackInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkFaultCallbackInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     faultCount?: number;
-    pFaults?: VkStructInputs["VkFaultData"] | readonly VkStructInputs["VkFaultData"][] | Deno.PointerValue;
+    pFaults?: VkStructInputs["VkFaultData"] | readonly VkStructInputs["VkFaultData"][] | VkRawPointer;
     pfnFaultCallback: VkFunctionPointer<"PFN_vkFaultCallbackFunction">;
   };
   /** `VkFaultData` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkFaultData: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     faultLevel?: VkFaultLevel;
     faultType?: VkFaultType;
   };
@@ -33832,28 +33806,28 @@ export interface VkStructInputs {
   /** `VkFenceGetFdInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkFenceGetFdInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     fence: VkFence | null;
     handleType: VkExternalFenceHandleTypeFlagBits;
   };
   /** `VkFenceGetSciSyncInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkFenceGetSciSyncInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     fence: VkFence | null;
     handleType: VkExternalFenceHandleTypeFlagBits;
   };
   /** `VkFenceGetWin32HandleInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkFenceGetWin32HandleInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     fence: VkFence | null;
     handleType: VkExternalFenceHandleTypeFlagBits;
   };
   /** `VkFilterCubicImageViewImageFormatPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkFilterCubicImageViewImageFormatPropertiesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     filterCubic?: VkBool32 | boolean;
     filterCubicMinmax?: VkBool32 | boolean;
   };
@@ -33874,7 +33848,7 @@ export interface VkStructInputs {
   /** `VkFormatProperties3` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkFormatProperties3: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     linearTilingFeatures?: VkFormatFeatureFlags2;
     optimalTilingFeatures?: VkFormatFeatureFlags2;
     bufferFeatures?: VkFormatFeatureFlags2;
@@ -33884,7 +33858,7 @@ export interface VkStructInputs {
   /** `VkFormatProperties4KHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkFormatProperties4KHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     linearTilingFeatures?: VkFormatFeatureFlags4KHR;
     optimalTilingFeatures?: VkFormatFeatureFlags4KHR;
     bufferFeatures?: VkFormatFeatureFlags4KHR;
@@ -33892,33 +33866,33 @@ export interface VkStructInputs {
   /** `VkFragmentShadingRateAttachmentInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkFragmentShadingRateAttachmentInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     pFragmentShadingRateAttachment?:
       | VkStructInputs["VkAttachmentReference2"]
       | readonly VkStructInputs["VkAttachmentReference2"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     shadingRateAttachmentTexelSize?: VkStructInputs["VkExtent2D"];
   };
   /** `VkFrameBoundaryEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkFrameBoundaryEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkFrameBoundaryFlagsEXT;
     frameID?: bigint | number;
     imageCount?: number;
-    pImages?: readonly (VkImage | null)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pImages?: readonly (VkImage | null)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     bufferCount?: number;
-    pBuffers?: readonly (VkBuffer | null)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pBuffers?: readonly (VkBuffer | null)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     tagName?: bigint | number;
     tagSize?: bigint | number;
-    pTag?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    pTag?: VkRawPointer | ArrayBufferView | ArrayBuffer;
   };
   /** `VkFrameBoundaryTensorsARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkFrameBoundaryTensorsARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     tensorCount?: number;
-    pTensors: readonly (VkTensorARM | null)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pTensors: readonly (VkTensorARM | null)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkFramebufferAttachmentImageInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkFramebufferAttachmentImageInfo: {
@@ -33930,19 +33904,19 @@ export interface VkStructInputs {
     height?: number;
     layerCount?: number;
     viewFormatCount?: number;
-    pViewFormats?: readonly VkFormat[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pViewFormats?: readonly VkFormat[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** Input form of `VkFramebufferAttachmentImageInfoKHR` (alias of VkFramebufferAttachmentImageInfo). */
   VkFramebufferAttachmentImageInfoKHR: VkStructInputs["VkFramebufferAttachmentImageInfo"];
   /** `VkFramebufferAttachmentsCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkFramebufferAttachmentsCreateInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     attachmentImageInfoCount?: number;
     pAttachmentImageInfos?:
       | VkStructInputs["VkFramebufferAttachmentImageInfo"]
       | readonly VkStructInputs["VkFramebufferAttachmentImageInfo"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** Input form of `VkFramebufferAttachmentsCreateInfoKHR` (alias of VkFramebufferAttachmentsCreateInfo). */
   VkFramebufferAttachmentsCreateInfoKHR: VkStructInputs["VkFramebufferAttachmentsCreateInfo"];
@@ -33953,7 +33927,7 @@ export interface VkStructInputs {
     flags?: VkFramebufferCreateFlags;
     renderPass: VkRenderPass | null;
     attachmentCount?: number;
-    pAttachments?: readonly (VkImageView | null)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pAttachments?: readonly (VkImageView | null)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     width?: number;
     height?: number;
     layers?: number;
@@ -33961,7 +33935,7 @@ export interface VkStructInputs {
   /** `VkFramebufferMixedSamplesCombinationNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkFramebufferMixedSamplesCombinationNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     coverageReductionMode?: VkCoverageReductionModeNV;
     rasterizationSamples?: VkSampleCountFlagBits;
     depthStencilSamples?: VkSampleCountFlags;
@@ -33985,7 +33959,7 @@ export interface VkStructInputs {
   /** `VkGeneratedCommandsInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkGeneratedCommandsInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     pipelineBindPoint?: VkPipelineBindPoint;
     pipeline?: VkPipeline | null;
     indirectCommandsLayout: VkIndirectCommandsLayoutNV | null;
@@ -33993,7 +33967,7 @@ export interface VkStructInputs {
     pStreams:
       | VkStructInputs["VkIndirectCommandsStreamNV"]
       | readonly VkStructInputs["VkIndirectCommandsStreamNV"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     sequencesCount?: number;
     preprocessBuffer: VkBuffer | null;
     preprocessOffset?: VkDeviceSize | number;
@@ -34015,7 +33989,7 @@ export interface VkStructInputs {
   /** `VkGeneratedCommandsMemoryRequirementsInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkGeneratedCommandsMemoryRequirementsInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     pipelineBindPoint?: VkPipelineBindPoint;
     pipeline?: VkPipeline | null;
     indirectCommandsLayout: VkIndirectCommandsLayoutNV | null;
@@ -34024,20 +33998,20 @@ export interface VkStructInputs {
   /** `VkGeneratedCommandsPipelineInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkGeneratedCommandsPipelineInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     pipeline: VkPipeline | null;
   };
   /** `VkGeneratedCommandsShaderInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkGeneratedCommandsShaderInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     shaderCount?: number;
-    pShaders: readonly (VkShaderEXT | null)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pShaders: readonly (VkShaderEXT | null)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkGeometryAABBNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkGeometryAABBNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     aabbData?: VkBuffer | null;
     numAABBs?: number;
     stride?: number;
@@ -34051,7 +34025,7 @@ export interface VkStructInputs {
   /** `VkGeometryNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkGeometryNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     geometryType?: VkGeometryTypeKHR;
     geometry?: VkStructInputs["VkGeometryDataNV"];
     flags?: VkGeometryFlagsKHR;
@@ -34059,7 +34033,7 @@ export interface VkStructInputs {
   /** `VkGeometryTrianglesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkGeometryTrianglesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     vertexData?: VkBuffer | null;
     vertexOffset?: VkDeviceSize | number;
     vertexCount?: number;
@@ -34075,17 +34049,17 @@ export interface VkStructInputs {
   /** `VkGetLatencyMarkerInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkGetLatencyMarkerInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     timingCount?: number;
     pTimings?:
       | VkStructInputs["VkLatencyTimingsFrameReportNV"]
       | readonly VkStructInputs["VkLatencyTimingsFrameReportNV"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkGpaDeviceClockModeInfoAMD` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkGpaDeviceClockModeInfoAMD: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     clockMode?: VkGpaDeviceClockModeAMD;
     memoryClockRatioToPeak?: number;
     engineClockRatioToPeak?: number;
@@ -34093,7 +34067,7 @@ export interface VkStructInputs {
   /** `VkGpaDeviceGetClockInfoAMD` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkGpaDeviceGetClockInfoAMD: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     memoryClockRatioToPeak?: number;
     engineClockRatioToPeak?: number;
     memoryClockFrequency?: number;
@@ -34118,7 +34092,7 @@ export interface VkStructInputs {
   /** `VkGpaSampleBeginInfoAMD` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkGpaSampleBeginInfoAMD: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     sampleType?: VkGpaSampleTypeAMD;
     sampleInternalOperations?: VkBool32 | boolean;
     cacheFlushOnCounterCollection?: VkBool32 | boolean;
@@ -34128,7 +34102,7 @@ export interface VkStructInputs {
     pPerfCounters:
       | VkStructInputs["VkGpaPerfCounterAMD"]
       | readonly VkStructInputs["VkGpaPerfCounterAMD"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     streamingPerfTraceSampleInterval?: number;
     perfCounterDeviceMemoryLimit?: VkDeviceSize | number;
     sqThreadTraceEnable?: VkBool32 | boolean;
@@ -34140,7 +34114,7 @@ export interface VkStructInputs {
   /** `VkGpaSessionCreateInfoAMD` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkGpaSessionCreateInfoAMD: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     secondaryCopySource?: VkGpaSessionAMD | null;
   };
   /** `VkGraphicsPipelineCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -34152,43 +34126,43 @@ export interface VkStructInputs {
     pStages?:
       | VkStructInputs["VkPipelineShaderStageCreateInfo"]
       | readonly VkStructInputs["VkPipelineShaderStageCreateInfo"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     pVertexInputState?:
       | VkStructInputs["VkPipelineVertexInputStateCreateInfo"]
       | readonly VkStructInputs["VkPipelineVertexInputStateCreateInfo"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     pInputAssemblyState?:
       | VkStructInputs["VkPipelineInputAssemblyStateCreateInfo"]
       | readonly VkStructInputs["VkPipelineInputAssemblyStateCreateInfo"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     pTessellationState?:
       | VkStructInputs["VkPipelineTessellationStateCreateInfo"]
       | readonly VkStructInputs["VkPipelineTessellationStateCreateInfo"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     pViewportState?:
       | VkStructInputs["VkPipelineViewportStateCreateInfo"]
       | readonly VkStructInputs["VkPipelineViewportStateCreateInfo"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     pRasterizationState?:
       | VkStructInputs["VkPipelineRasterizationStateCreateInfo"]
       | readonly VkStructInputs["VkPipelineRasterizationStateCreateInfo"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     pMultisampleState?:
       | VkStructInputs["VkPipelineMultisampleStateCreateInfo"]
       | readonly VkStructInputs["VkPipelineMultisampleStateCreateInfo"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     pDepthStencilState?:
       | VkStructInputs["VkPipelineDepthStencilStateCreateInfo"]
       | readonly VkStructInputs["VkPipelineDepthStencilStateCreateInfo"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     pColorBlendState?:
       | VkStructInputs["VkPipelineColorBlendStateCreateInfo"]
       | readonly VkStructInputs["VkPipelineColorBlendStateCreateInfo"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     pDynamicState?:
       | VkStructInputs["VkPipelineDynamicStateCreateInfo"]
       | readonly VkStructInputs["VkPipelineDynamicStateCreateInfo"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     layout?: VkPipelineLayout | null;
     renderPass?: VkRenderPass | null;
     subpass?: number;
@@ -34198,38 +34172,38 @@ export interface VkStructInputs {
   /** `VkGraphicsPipelineLibraryCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkGraphicsPipelineLibraryCreateInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags: VkGraphicsPipelineLibraryFlagsEXT;
   };
   /** `VkGraphicsPipelineShaderGroupsCreateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkGraphicsPipelineShaderGroupsCreateInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     groupCount?: number;
     pGroups?:
       | VkStructInputs["VkGraphicsShaderGroupCreateInfoNV"]
       | readonly VkStructInputs["VkGraphicsShaderGroupCreateInfoNV"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     pipelineCount?: number;
-    pPipelines?: readonly (VkPipeline | null)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pPipelines?: readonly (VkPipeline | null)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkGraphicsShaderGroupCreateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkGraphicsShaderGroupCreateInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     stageCount?: number;
     pStages:
       | VkStructInputs["VkPipelineShaderStageCreateInfo"]
       | readonly VkStructInputs["VkPipelineShaderStageCreateInfo"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     pVertexInputState?:
       | VkStructInputs["VkPipelineVertexInputStateCreateInfo"]
       | readonly VkStructInputs["VkPipelineVertexInputStateCreateInfo"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     pTessellationState?:
       | VkStructInputs["VkPipelineTessellationStateCreateInfo"]
       | readonly VkStructInputs["VkPipelineTessellationStateCreateInfo"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkHdrMetadataEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkHdrMetadataEXT: {
@@ -34247,30 +34221,30 @@ export interface VkStructInputs {
   /** `VkHdrVividDynamicMetadataHUAWEI` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkHdrVividDynamicMetadataHUAWEI: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     dynamicMetadataSize?: bigint | number;
-    pDynamicMetadata: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    pDynamicMetadata: VkRawPointer | ArrayBufferView | ArrayBuffer;
   };
   /** `VkHeadlessSurfaceCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkHeadlessSurfaceCreateInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkHeadlessSurfaceCreateFlagsEXT;
   };
   /** `VkHostAddressRangeConstEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkHostAddressRangeConstEXT: {
-    address: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    address: VkRawPointer | ArrayBufferView | ArrayBuffer;
     size?: bigint | number;
   };
   /** `VkHostAddressRangeEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkHostAddressRangeEXT: {
-    address: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    address: VkRawPointer | ArrayBufferView | ArrayBuffer;
     size?: bigint | number;
   };
   /** `VkHostImageCopyDevicePerformanceQuery` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkHostImageCopyDevicePerformanceQuery: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     optimalDeviceAccess?: VkBool32 | boolean;
     identicalMemoryLayout?: VkBool32 | boolean;
   };
@@ -34279,7 +34253,7 @@ export interface VkStructInputs {
   /** `VkHostImageLayoutTransitionInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkHostImageLayoutTransitionInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     image: VkImage | null;
     oldLayout?: VkImageLayout;
     newLayout?: VkImageLayout;
@@ -34290,14 +34264,14 @@ export interface VkStructInputs {
   /** `VkIOSSurfaceCreateInfoMVK` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkIOSSurfaceCreateInfoMVK: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkIOSSurfaceCreateFlagsMVK;
-    pView?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    pView?: VkRawPointer | ArrayBufferView | ArrayBuffer;
   };
   /** `VkImageAlignmentControlCreateInfoMESA` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageAlignmentControlCreateInfoMESA: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maximumRequestedAlignment?: number;
   };
   /** `VkImageBlit` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -34321,37 +34295,37 @@ export interface VkStructInputs {
   /** `VkImageCaptureDescriptorDataInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageCaptureDescriptorDataInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     image: VkImage | null;
   };
   /** `VkImageCompressionControlEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageCompressionControlEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkImageCompressionFlagsEXT;
     compressionControlPlaneCount?: number;
     pFixedRateFlags?:
       | readonly VkImageCompressionFixedRateFlagsEXT[]
       | ArrayBufferView
       | ArrayBuffer
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkImageCompressionPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageCompressionPropertiesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     imageCompressionFlags?: VkImageCompressionFlagsEXT;
     imageCompressionFixedRateFlags?: VkImageCompressionFixedRateFlagsEXT;
   };
   /** `VkImageConstraintsInfoFUCHSIA` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageConstraintsInfoFUCHSIA: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     formatConstraintsCount?: number;
     pFormatConstraints:
       | VkStructInputs["VkImageFormatConstraintsInfoFUCHSIA"]
       | readonly VkStructInputs["VkImageFormatConstraintsInfoFUCHSIA"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     bufferCollectionConstraints?: VkStructInputs["VkBufferCollectionConstraintsInfoFUCHSIA"];
     flags?: VkImageConstraintsInfoFlagsFUCHSIA;
   };
@@ -34366,7 +34340,7 @@ export interface VkStructInputs {
   /** `VkImageCopy2` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageCopy2: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     srcSubresource: VkStructInputs["VkImageSubresourceLayers"];
     srcOffset?: VkStructInputs["VkOffset3D"];
     dstSubresource: VkStructInputs["VkImageSubresourceLayers"];
@@ -34378,7 +34352,7 @@ export interface VkStructInputs {
   /** `VkImageCreateFlags2CreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageCreateFlags2CreateInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags: VkImageCreateFlags2KHR;
   };
   /** `VkImageCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -34396,47 +34370,47 @@ export interface VkStructInputs {
     usage: VkImageUsageFlags;
     sharingMode?: VkSharingMode;
     queueFamilyIndexCount?: number;
-    pQueueFamilyIndices?: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pQueueFamilyIndices?: readonly number[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     initialLayout?: VkImageLayout;
   };
   /** `VkImageDescriptorInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageDescriptorInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     pView:
       | VkStructInputs["VkImageViewCreateInfo"]
       | readonly VkStructInputs["VkImageViewCreateInfo"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     layout?: VkImageLayout;
   };
   /** `VkImageDrmFormatModifierExplicitCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageDrmFormatModifierExplicitCreateInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     drmFormatModifier?: bigint | number;
     drmFormatModifierPlaneCount?: number;
     pPlaneLayouts:
       | VkStructInputs["VkSubresourceLayout"]
       | readonly VkStructInputs["VkSubresourceLayout"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkImageDrmFormatModifierListCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageDrmFormatModifierListCreateInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     drmFormatModifierCount?: number;
-    pDrmFormatModifiers: readonly (bigint | number)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pDrmFormatModifiers: readonly (bigint | number)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkImageDrmFormatModifierPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageDrmFormatModifierPropertiesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     drmFormatModifier?: bigint | number;
   };
   /** `VkImageFormatConstraintsInfoFUCHSIA` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageFormatConstraintsInfoFUCHSIA: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     imageCreateInfo: VkStructInputs["VkImageCreateInfo"];
     requiredFormatFeatures: VkFormatFeatureFlags;
     flags?: VkImageFormatConstraintsFlagsFUCHSIA;
@@ -34445,14 +34419,14 @@ export interface VkStructInputs {
     pColorSpaces:
       | VkStructInputs["VkSysmemColorSpaceFUCHSIA"]
       | readonly VkStructInputs["VkSysmemColorSpaceFUCHSIA"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkImageFormatListCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageFormatListCreateInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     viewFormatCount?: number;
-    pViewFormats?: readonly VkFormat[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pViewFormats?: readonly VkFormat[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** Input form of `VkImageFormatListCreateInfoKHR` (alias of VkImageFormatListCreateInfo). */
   VkImageFormatListCreateInfoKHR: VkStructInputs["VkImageFormatListCreateInfo"];
@@ -34513,14 +34487,14 @@ export interface VkStructInputs {
   /** `VkImagePipeSurfaceCreateInfoFUCHSIA` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImagePipeSurfaceCreateInfoFUCHSIA: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkImagePipeSurfaceCreateFlagsFUCHSIA;
     imagePipeHandle?: number;
   };
   /** `VkImagePlaneMemoryRequirementsInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImagePlaneMemoryRequirementsInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     planeAspect: VkImageAspectFlagBits;
   };
   /** Input form of `VkImagePlaneMemoryRequirementsInfoKHR` (alias of VkImagePlaneMemoryRequirementsInfo). */
@@ -34536,7 +34510,7 @@ export interface VkStructInputs {
   /** `VkImageResolve2` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageResolve2: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     srcSubresource: VkStructInputs["VkImageSubresourceLayers"];
     srcOffset?: VkStructInputs["VkOffset3D"];
     dstSubresource: VkStructInputs["VkImageSubresourceLayers"];
@@ -34548,7 +34522,7 @@ export interface VkStructInputs {
   /** `VkImageSparseMemoryRequirementsInfo2` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageSparseMemoryRequirementsInfo2: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     image: VkImage | null;
   };
   /** Input form of `VkImageSparseMemoryRequirementsInfo2KHR` (alias of VkImageSparseMemoryRequirementsInfo2). */
@@ -34556,13 +34530,13 @@ export interface VkStructInputs {
   /** `VkImageStencilUsage2CreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageStencilUsage2CreateInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     stencilUsage: VkImageUsageFlags2KHR;
   };
   /** `VkImageStencilUsageCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageStencilUsageCreateInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     stencilUsage: VkImageUsageFlags;
   };
   /** Input form of `VkImageStencilUsageCreateInfoEXT` (alias of VkImageStencilUsageCreateInfo). */
@@ -34576,7 +34550,7 @@ export interface VkStructInputs {
   /** `VkImageSubresource2` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageSubresource2: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     imageSubresource: VkStructInputs["VkImageSubresource"];
   };
   /** Input form of `VkImageSubresource2EXT` (alias of VkImageSubresource2). */
@@ -34601,20 +34575,20 @@ export interface VkStructInputs {
   /** `VkImageSwapchainCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageSwapchainCreateInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     swapchain?: VkSwapchainKHR | null;
   };
   /** `VkImageTilingControlCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageTilingControlCreateInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     tilingControl?: VkImageTilingControlEXT;
   };
   /** `VkImageToMemoryCopy` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageToMemoryCopy: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
-    pHostPointer: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    pNext?: VkRawPointer;
+    pHostPointer: VkRawPointer | ArrayBufferView | ArrayBuffer;
     memoryRowLength?: number;
     memoryImageHeight?: number;
     imageSubresource: VkStructInputs["VkImageSubresourceLayers"];
@@ -34626,26 +34600,26 @@ export interface VkStructInputs {
   /** `VkImageUsageFlags2CreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageUsageFlags2CreateInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     usage: VkImageUsageFlags2KHR;
   };
   /** `VkImageViewASTCDecodeModeEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageViewASTCDecodeModeEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     decodeMode?: VkFormat;
   };
   /** `VkImageViewAddressPropertiesNVX` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageViewAddressPropertiesNVX: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     deviceAddress?: VkDeviceAddress | number;
     size?: VkDeviceSize | number;
   };
   /** `VkImageViewCaptureDescriptorDataInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageViewCaptureDescriptorDataInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     imageView: VkImageView | null;
   };
   /** `VkImageViewCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -34662,7 +34636,7 @@ export interface VkStructInputs {
   /** `VkImageViewHandleInfoNVX` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageViewHandleInfoNVX: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     imageView: VkImageView | null;
     descriptorType?: VkDescriptorType;
     sampler?: VkSampler | null;
@@ -34670,13 +34644,13 @@ export interface VkStructInputs {
   /** `VkImageViewMinLodCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageViewMinLodCreateInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     minLod?: number;
   };
   /** `VkImageViewSampleWeightCreateInfoQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageViewSampleWeightCreateInfoQCOM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     filterCenter?: VkStructInputs["VkOffset2D"];
     filterSize?: VkStructInputs["VkExtent2D"];
     numPhases?: number;
@@ -34684,20 +34658,20 @@ export interface VkStructInputs {
   /** `VkImageViewSlicedCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageViewSlicedCreateInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     sliceOffset?: number;
     sliceCount?: number;
   };
   /** `VkImageViewUsage2CreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageViewUsage2CreateInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     usage: VkImageUsageFlags2KHR;
   };
   /** `VkImageViewUsageCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageViewUsageCreateInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     usage: VkImageUsageFlags;
   };
   /** Input form of `VkImageViewUsageCreateInfoKHR` (alias of VkImageViewUsageCreateInfo). */
@@ -34705,13 +34679,13 @@ export interface VkStructInputs {
   /** `VkImportAndroidHardwareBufferInfoANDROID` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImportAndroidHardwareBufferInfoANDROID: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
-    buffer: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pNext?: VkRawPointer;
+    buffer: readonly VkRawPointer[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkImportFenceFdInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImportFenceFdInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     fence: VkFence | null;
     flags?: VkFenceImportFlags;
     handleType: VkExternalFenceHandleTypeFlagBits;
@@ -34720,15 +34694,15 @@ export interface VkStructInputs {
   /** `VkImportFenceSciSyncInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImportFenceSciSyncInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     fence: VkFence | null;
     handleType: VkExternalFenceHandleTypeFlagBits;
-    handle: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    handle: VkRawPointer | ArrayBufferView | ArrayBuffer;
   };
   /** `VkImportFenceWin32HandleInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImportFenceWin32HandleInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     fence: VkFence | null;
     flags?: VkFenceImportFlags;
     handleType?: VkExternalFenceHandleTypeFlagBits;
@@ -34738,42 +34712,42 @@ export interface VkStructInputs {
   /** `VkImportMemoryBufferCollectionFUCHSIA` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImportMemoryBufferCollectionFUCHSIA: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     collection: VkBufferCollectionFUCHSIA | null;
     index?: number;
   };
   /** `VkImportMemoryFdInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImportMemoryFdInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     handleType?: VkExternalMemoryHandleTypeFlagBits;
     fd?: number;
   };
   /** `VkImportMemoryHostPointerInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImportMemoryHostPointerInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     handleType: VkExternalMemoryHandleTypeFlagBits;
-    pHostPointer: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    pHostPointer: VkRawPointer | ArrayBufferView | ArrayBuffer;
   };
   /** `VkImportMemoryMetalHandleInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImportMemoryMetalHandleInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     handleType?: VkExternalMemoryHandleTypeFlagBits;
-    handle?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    handle?: VkRawPointer | ArrayBufferView | ArrayBuffer;
   };
   /** `VkImportMemorySciBufInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImportMemorySciBufInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     handleType: VkExternalMemoryHandleTypeFlagBits;
     handle?: bigint | number;
   };
   /** `VkImportMemoryWin32HandleInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImportMemoryWin32HandleInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     handleType?: VkExternalMemoryHandleTypeFlagBits;
     handle?: bigint | number;
     name?: bigint | number;
@@ -34781,58 +34755,58 @@ export interface VkStructInputs {
   /** `VkImportMemoryWin32HandleInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImportMemoryWin32HandleInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     handleType?: VkExternalMemoryHandleTypeFlagsNV;
     handle?: bigint | number;
   };
   /** `VkImportMemoryZirconHandleInfoFUCHSIA` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImportMemoryZirconHandleInfoFUCHSIA: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     handleType?: VkExternalMemoryHandleTypeFlagBits;
     handle?: number;
   };
   /** `VkImportMetalBufferInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImportMetalBufferInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     mtlBuffer?: MTLBuffer_id | number;
   };
   /** `VkImportMetalIOSurfaceInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImportMetalIOSurfaceInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     ioSurface?: IOSurfaceRef | number;
   };
   /** `VkImportMetalSharedEventInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImportMetalSharedEventInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     mtlSharedEvent?: MTLSharedEvent_id | number;
   };
   /** `VkImportMetalTextureInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImportMetalTextureInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     plane: VkImageAspectFlagBits;
     mtlTexture?: MTLTexture_id | number;
   };
   /** `VkImportNativeBufferInfoOHOS` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImportNativeBufferInfoOHOS: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
-    buffer: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pNext?: VkRawPointer;
+    buffer: readonly VkRawPointer[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkImportScreenBufferInfoQNX` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImportScreenBufferInfoQNX: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
-    buffer?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pNext?: VkRawPointer;
+    buffer?: readonly VkRawPointer[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkImportSemaphoreFdInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImportSemaphoreFdInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     semaphore: VkSemaphore | null;
     flags?: VkSemaphoreImportFlags;
     handleType: VkExternalSemaphoreHandleTypeFlagBits;
@@ -34841,15 +34815,15 @@ export interface VkStructInputs {
   /** `VkImportSemaphoreSciSyncInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImportSemaphoreSciSyncInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     semaphore: VkSemaphore | null;
     handleType: VkExternalSemaphoreHandleTypeFlagBits;
-    handle: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    handle: VkRawPointer | ArrayBufferView | ArrayBuffer;
   };
   /** `VkImportSemaphoreWin32HandleInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImportSemaphoreWin32HandleInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     semaphore: VkSemaphore | null;
     flags?: VkSemaphoreImportFlags;
     handleType?: VkExternalSemaphoreHandleTypeFlagBits;
@@ -34859,7 +34833,7 @@ export interface VkStructInputs {
   /** `VkImportSemaphoreZirconHandleInfoFUCHSIA` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImportSemaphoreZirconHandleInfoFUCHSIA: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     semaphore: VkSemaphore | null;
     flags?: VkSemaphoreImportFlags;
     handleType: VkExternalSemaphoreHandleTypeFlagBits;
@@ -34886,26 +34860,26 @@ export interface VkStructInputs {
     pTokens:
       | VkStructInputs["VkIndirectCommandsLayoutTokenEXT"]
       | readonly VkStructInputs["VkIndirectCommandsLayoutTokenEXT"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkIndirectCommandsLayoutCreateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkIndirectCommandsLayoutCreateInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkIndirectCommandsLayoutUsageFlagsNV;
     pipelineBindPoint?: VkPipelineBindPoint;
     tokenCount?: number;
     pTokens:
       | VkStructInputs["VkIndirectCommandsLayoutTokenNV"]
       | readonly VkStructInputs["VkIndirectCommandsLayoutTokenNV"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     streamCount?: number;
-    pStreamStrides: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pStreamStrides: readonly number[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkIndirectCommandsLayoutPushDataTokenNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkIndirectCommandsLayoutPushDataTokenNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     pushDataOffset?: number;
     pushDataSize?: number;
   };
@@ -34932,8 +34906,8 @@ export interface VkStructInputs {
     pushconstantSize?: number;
     indirectStateFlags?: VkIndirectStateFlagsNV;
     indexTypeCount?: number;
-    pIndexTypes?: readonly VkIndexType[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
-    pIndexTypeValues?: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pIndexTypes?: readonly VkIndexType[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
+    pIndexTypeValues?: readonly number[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkIndirectCommandsPushConstantTokenEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkIndirectCommandsPushConstantTokenEXT: {
@@ -34949,19 +34923,19 @@ export interface VkStructInputs {
     pPushConstant?:
       | VkStructInputs["VkIndirectCommandsPushConstantTokenEXT"]
       | readonly VkStructInputs["VkIndirectCommandsPushConstantTokenEXT"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     pVertexBuffer?:
       | VkStructInputs["VkIndirectCommandsVertexBufferTokenEXT"]
       | readonly VkStructInputs["VkIndirectCommandsVertexBufferTokenEXT"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     pIndexBuffer?:
       | VkStructInputs["VkIndirectCommandsIndexBufferTokenEXT"]
       | readonly VkStructInputs["VkIndirectCommandsIndexBufferTokenEXT"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     pExecutionSet?:
       | VkStructInputs["VkIndirectCommandsExecutionSetTokenEXT"]
       | readonly VkStructInputs["VkIndirectCommandsExecutionSetTokenEXT"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkIndirectCommandsVertexBufferTokenEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkIndirectCommandsVertexBufferTokenEXT: {
@@ -34970,7 +34944,7 @@ export interface VkStructInputs {
   /** `VkIndirectExecutionSetCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkIndirectExecutionSetCreateInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     type?: VkIndirectExecutionSetInfoTypeEXT;
     info?: VkStructInputs["VkIndirectExecutionSetInfoEXT"];
   };
@@ -34979,52 +34953,48 @@ export interface VkStructInputs {
     pPipelineInfo?:
       | VkStructInputs["VkIndirectExecutionSetPipelineInfoEXT"]
       | readonly VkStructInputs["VkIndirectExecutionSetPipelineInfoEXT"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     pShaderInfo?:
       | VkStructInputs["VkIndirectExecutionSetShaderInfoEXT"]
       | readonly VkStructInputs["VkIndirectExecutionSetShaderInfoEXT"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkIndirectExecutionSetPipelineInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkIndirectExecutionSetPipelineInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     initialPipeline: VkPipeline | null;
     maxPipelineCount?: number;
   };
   /** `VkIndirectExecutionSetShaderInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkIndirectExecutionSetShaderInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     shaderCount?: number;
-    pInitialShaders: readonly (VkShaderEXT | null)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pInitialShaders: readonly (VkShaderEXT | null)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     pSetLayoutInfos?:
       | VkStructInputs["VkIndirectExecutionSetShaderLayoutInfoEXT"]
       | readonly VkStructInputs["VkIndirectExecutionSetShaderLayoutInfoEXT"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     maxShaderCount?: number;
     pushConstantRangeCount?: number;
     pPushConstantRanges?:
       | VkStructInputs["VkPushConstantRange"]
       | readonly VkStructInputs["VkPushConstantRange"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkIndirectExecutionSetShaderLayoutInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkIndirectExecutionSetShaderLayoutInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     setLayoutCount?: number;
-    pSetLayouts?:
-      | readonly (VkDescriptorSetLayout | null)[]
-      | ArrayBufferView
-      | ArrayBuffer
-      | Deno.PointerValue;
+    pSetLayouts?: readonly (VkDescriptorSetLayout | null)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkInitializePerformanceApiInfoINTEL` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkInitializePerformanceApiInfoINTEL: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
-    pUserData?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    pNext?: VkRawPointer;
+    pUserData?: VkRawPointer | ArrayBufferView | ArrayBuffer;
   };
   /** `VkInputAttachmentAspectReference` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkInputAttachmentAspectReference: {
@@ -35042,23 +35012,23 @@ export interface VkStructInputs {
     pApplicationInfo?:
       | VkStructInputs["VkApplicationInfo"]
       | readonly VkStructInputs["VkApplicationInfo"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     enabledLayerCount?: number;
-    ppEnabledLayerNames?: readonly string[] | Deno.PointerValue;
+    ppEnabledLayerNames?: readonly string[] | VkRawPointer;
     enabledExtensionCount?: number;
-    ppEnabledExtensionNames?: readonly string[] | Deno.PointerValue;
+    ppEnabledExtensionNames?: readonly string[] | VkRawPointer;
   };
   /** `VkLatencySleepInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkLatencySleepInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     signalSemaphore: VkSemaphore | null;
     value?: bigint | number;
   };
   /** `VkLatencySleepModeInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkLatencySleepModeInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     lowLatencyMode?: VkBool32 | boolean;
     lowLatencyBoost?: VkBool32 | boolean;
     minimumIntervalUs?: number;
@@ -35066,20 +35036,20 @@ export interface VkStructInputs {
   /** `VkLatencySubmissionPresentIdNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkLatencySubmissionPresentIdNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     presentID?: bigint | number;
   };
   /** `VkLatencySurfaceCapabilitiesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkLatencySurfaceCapabilitiesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     presentModeCount?: number;
-    pPresentModes?: readonly VkPresentModeKHR[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pPresentModes?: readonly VkPresentModeKHR[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkLatencyTimingsFrameReportNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkLatencyTimingsFrameReportNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     presentID?: bigint | number;
     inputSampleTimeUs?: bigint | number;
     simStartTimeUs?: bigint | number;
@@ -35104,33 +35074,33 @@ export interface VkStructInputs {
   };
   /** `VkLayerSettingEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkLayerSettingEXT: {
-    pLayerName: string | Deno.PointerValue;
-    pSettingName: string | Deno.PointerValue;
+    pLayerName: string | VkRawPointer;
+    pSettingName: string | VkRawPointer;
     type?: VkLayerSettingTypeEXT;
     valueCount?: number;
-    pValues?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    pValues?: VkRawPointer | ArrayBufferView | ArrayBuffer;
   };
   /** `VkLayerSettingsCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkLayerSettingsCreateInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     settingCount?: number;
     pSettings?:
       | VkStructInputs["VkLayerSettingEXT"]
       | readonly VkStructInputs["VkLayerSettingEXT"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkMacOSSurfaceCreateInfoMVK` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMacOSSurfaceCreateInfoMVK: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkMacOSSurfaceCreateFlagsMVK;
-    pView?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    pView?: VkRawPointer | ArrayBufferView | ArrayBuffer;
   };
   /** `VkMappedMemoryRange` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMappedMemoryRange: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     memory: VkDeviceMemory | null;
     offset?: VkDeviceSize | number;
     size?: VkDeviceSize | number;
@@ -35138,7 +35108,7 @@ export interface VkStructInputs {
   /** `VkMemoryAllocateFlagsInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryAllocateFlagsInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkMemoryAllocateFlags;
     deviceMask?: number;
   };
@@ -35154,14 +35124,14 @@ export interface VkStructInputs {
   /** `VkMemoryBarrier` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryBarrier: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     srcAccessMask?: VkAccessFlags;
     dstAccessMask?: VkAccessFlags;
   };
   /** `VkMemoryBarrier2` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryBarrier2: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     srcStageMask?: VkPipelineStageFlags2;
     srcAccessMask?: VkAccessFlags2;
     dstStageMask?: VkPipelineStageFlags2;
@@ -35172,14 +35142,14 @@ export interface VkStructInputs {
   /** `VkMemoryBarrierAccessFlags3KHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryBarrierAccessFlags3KHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     srcAccessMask3?: VkAccessFlags3KHR;
     dstAccessMask3?: VkAccessFlags3KHR;
   };
   /** `VkMemoryDedicatedAllocateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryDedicatedAllocateInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     image?: VkImage | null;
     buffer?: VkBuffer | null;
   };
@@ -35188,13 +35158,13 @@ export interface VkStructInputs {
   /** `VkMemoryDedicatedAllocateInfoTensorARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryDedicatedAllocateInfoTensorARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     tensor: VkTensorARM | null;
   };
   /** `VkMemoryDedicatedRequirements` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryDedicatedRequirements: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     prefersDedicatedAllocation?: VkBool32 | boolean;
     requiresDedicatedAllocation?: VkBool32 | boolean;
   };
@@ -35203,60 +35173,60 @@ export interface VkStructInputs {
   /** `VkMemoryFdPropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryFdPropertiesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     memoryTypeBits?: number;
   };
   /** `VkMemoryGetAndroidHardwareBufferInfoANDROID` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryGetAndroidHardwareBufferInfoANDROID: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     memory: VkDeviceMemory | null;
   };
   /** `VkMemoryGetFdInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryGetFdInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     memory: VkDeviceMemory | null;
     handleType: VkExternalMemoryHandleTypeFlagBits;
   };
   /** `VkMemoryGetMetalHandleInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryGetMetalHandleInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     memory: VkDeviceMemory | null;
     handleType: VkExternalMemoryHandleTypeFlagBits;
   };
   /** `VkMemoryGetNativeBufferInfoOHOS` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryGetNativeBufferInfoOHOS: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     memory: VkDeviceMemory | null;
   };
   /** `VkMemoryGetRemoteAddressInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryGetRemoteAddressInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     memory: VkDeviceMemory | null;
     handleType: VkExternalMemoryHandleTypeFlagBits;
   };
   /** `VkMemoryGetSciBufInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryGetSciBufInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     memory: VkDeviceMemory | null;
     handleType: VkExternalMemoryHandleTypeFlagBits;
   };
   /** `VkMemoryGetWin32HandleInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryGetWin32HandleInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     memory: VkDeviceMemory | null;
     handleType: VkExternalMemoryHandleTypeFlagBits;
   };
   /** `VkMemoryGetZirconHandleInfoFUCHSIA` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryGetZirconHandleInfoFUCHSIA: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     memory: VkDeviceMemory | null;
     handleType: VkExternalMemoryHandleTypeFlagBits;
   };
@@ -35268,7 +35238,7 @@ export interface VkStructInputs {
   /** `VkMemoryHostPointerPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryHostPointerPropertiesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     memoryTypeBits?: number;
   };
   /** `VkMemoryMapInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -35285,13 +35255,13 @@ export interface VkStructInputs {
   /** `VkMemoryMapPlacedInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryMapPlacedInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
-    pPlacedAddress?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    pNext?: VkRawPointer;
+    pPlacedAddress?: VkRawPointer | ArrayBufferView | ArrayBuffer;
   };
   /** `VkMemoryMarkerInfoAMD` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryMarkerInfoAMD: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     stage: VkPipelineStageFlags2KHR;
     dstRange?: VkStructInputs["VkDeviceAddressRangeKHR"];
     dstFlags?: VkAddressCommandFlagsKHR;
@@ -35300,13 +35270,13 @@ export interface VkStructInputs {
   /** `VkMemoryMetalHandlePropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryMetalHandlePropertiesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     memoryTypeBits?: number;
   };
   /** `VkMemoryOpaqueCaptureAddressAllocateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryOpaqueCaptureAddressAllocateInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     opaqueCaptureAddress?: bigint | number;
   };
   /** Input form of `VkMemoryOpaqueCaptureAddressAllocateInfoKHR` (alias of VkMemoryOpaqueCaptureAddressAllocateInfo). */
@@ -35314,13 +35284,13 @@ export interface VkStructInputs {
   /** `VkMemoryPriorityAllocateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryPriorityAllocateInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     priority?: number;
   };
   /** `VkMemoryRangeBarrierKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryRangeBarrierKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     srcStageMask?: VkPipelineStageFlags2;
     srcAccessMask?: VkAccessFlags2;
     dstStageMask?: VkPipelineStageFlags2;
@@ -35338,7 +35308,7 @@ export interface VkStructInputs {
     pMemoryRangeBarriers?:
       | VkStructInputs["VkMemoryRangeBarrierKHR"]
       | readonly VkStructInputs["VkMemoryRangeBarrierKHR"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkMemoryRequirements` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryRequirements: {
@@ -35357,14 +35327,14 @@ export interface VkStructInputs {
   /** `VkMemorySciBufPropertiesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemorySciBufPropertiesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     memoryTypeBits?: number;
   };
   /** `VkMemoryToImageCopy` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryToImageCopy: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
-    pHostPointer: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    pNext?: VkRawPointer;
+    pHostPointer: VkRawPointer | ArrayBufferView | ArrayBuffer;
     memoryRowLength?: number;
     memoryImageHeight?: number;
     imageSubresource: VkStructInputs["VkImageSubresourceLayers"];
@@ -35381,7 +35351,7 @@ export interface VkStructInputs {
   /** `VkMemoryUnmapInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryUnmapInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkMemoryUnmapFlags;
     memory: VkDeviceMemory | null;
   };
@@ -35390,26 +35360,26 @@ export interface VkStructInputs {
   /** `VkMemoryWin32HandlePropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryWin32HandlePropertiesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     memoryTypeBits?: number;
   };
   /** `VkMemoryZirconHandlePropertiesFUCHSIA` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryZirconHandlePropertiesFUCHSIA: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     memoryTypeBits?: number;
   };
   /** `VkMetalSurfaceCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMetalSurfaceCreateInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkMetalSurfaceCreateFlagsEXT;
-    pLayer?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pLayer?: readonly VkRawPointer[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkMicromapBuildInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMicromapBuildInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     type?: VkMicromapTypeEXT;
     flags?: VkBuildMicromapFlagsEXT;
     mode?: VkBuildMicromapModeEXT;
@@ -35418,8 +35388,8 @@ export interface VkStructInputs {
     pUsageCounts?:
       | VkStructInputs["VkMicromapUsageEXT"]
       | readonly VkStructInputs["VkMicromapUsageEXT"][]
-      | Deno.PointerValue;
-    ppUsageCounts?: readonly (VkStructInputs["VkMicromapUsageEXT"] | Deno.PointerValue)[] | Deno.PointerValue;
+      | VkRawPointer;
+    ppUsageCounts?: readonly (VkStructInputs["VkMicromapUsageEXT"] | VkRawPointer)[] | VkRawPointer;
     data?: VkStructInputs["VkDeviceOrHostAddressConstKHR"];
     scratchData?: VkStructInputs["VkDeviceOrHostAddressKHR"];
     triangleArray?: VkStructInputs["VkDeviceOrHostAddressConstKHR"];
@@ -35428,7 +35398,7 @@ export interface VkStructInputs {
   /** `VkMicromapBuildSizesInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMicromapBuildSizesInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     micromapSize?: VkDeviceSize | number;
     buildScratchSize?: VkDeviceSize | number;
     discardable?: VkBool32 | boolean;
@@ -35436,7 +35406,7 @@ export interface VkStructInputs {
   /** `VkMicromapCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMicromapCreateInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     createFlags?: VkMicromapCreateFlagsEXT;
     buffer: VkBuffer | null;
     offset?: VkDeviceSize | number;
@@ -35467,8 +35437,8 @@ export interface VkStructInputs {
   /** `VkMicromapVersionInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMicromapVersionInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
-    pVersionData: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pNext?: VkRawPointer;
+    pVersionData: readonly number[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkMultiDrawIndexedInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMultiDrawIndexedInfoEXT: {
@@ -35484,57 +35454,54 @@ export interface VkStructInputs {
   /** `VkMultisamplePropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMultisamplePropertiesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maxSampleLocationGridSize?: VkStructInputs["VkExtent2D"];
   };
   /** `VkMultisampledRenderToSingleSampledInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMultisampledRenderToSingleSampledInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     multisampledRenderToSingleSampledEnable?: VkBool32 | boolean;
     rasterizationSamples: VkSampleCountFlagBits;
   };
   /** `VkMultiviewPerViewAttributesInfoNVX` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMultiviewPerViewAttributesInfoNVX: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     perViewAttributes?: VkBool32 | boolean;
     perViewAttributesPositionXOnly?: VkBool32 | boolean;
   };
   /** `VkMultiviewPerViewRenderAreasRenderPassBeginInfoQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMultiviewPerViewRenderAreasRenderPassBeginInfoQCOM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     perViewRenderAreaCount?: number;
-    pPerViewRenderAreas?:
-      | VkStructInputs["VkRect2D"]
-      | readonly VkStructInputs["VkRect2D"][]
-      | Deno.PointerValue;
+    pPerViewRenderAreas?: VkStructInputs["VkRect2D"] | readonly VkStructInputs["VkRect2D"][] | VkRawPointer;
   };
   /** `VkMutableDescriptorTypeCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMutableDescriptorTypeCreateInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     mutableDescriptorTypeListCount?: number;
     pMutableDescriptorTypeLists?:
       | VkStructInputs["VkMutableDescriptorTypeListEXT"]
       | readonly VkStructInputs["VkMutableDescriptorTypeListEXT"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** Input form of `VkMutableDescriptorTypeCreateInfoVALVE` (alias of VkMutableDescriptorTypeCreateInfoEXT). */
   VkMutableDescriptorTypeCreateInfoVALVE: VkStructInputs["VkMutableDescriptorTypeCreateInfoEXT"];
   /** `VkMutableDescriptorTypeListEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMutableDescriptorTypeListEXT: {
     descriptorTypeCount?: number;
-    pDescriptorTypes?: readonly VkDescriptorType[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pDescriptorTypes?: readonly VkDescriptorType[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** Input form of `VkMutableDescriptorTypeListVALVE` (alias of VkMutableDescriptorTypeListEXT). */
   VkMutableDescriptorTypeListVALVE: VkStructInputs["VkMutableDescriptorTypeListEXT"];
   /** `VkNativeBufferANDROID` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkNativeBufferANDROID: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
-    handle: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    pNext?: VkRawPointer;
+    handle: VkRawPointer | ArrayBufferView | ArrayBuffer;
     stride?: number;
     format?: number;
     usage?: number;
@@ -35543,7 +35510,7 @@ export interface VkStructInputs {
   /** `VkNativeBufferFormatPropertiesOHOS` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkNativeBufferFormatPropertiesOHOS: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     format?: VkFormat;
     externalFormat?: bigint | number;
     formatFeatures?: VkFormatFeatureFlags;
@@ -35556,8 +35523,8 @@ export interface VkStructInputs {
   /** `VkNativeBufferOHOS` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkNativeBufferOHOS: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
-    handle: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pNext?: VkRawPointer;
+    handle: readonly VkRawPointer[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkNativeBufferPropertiesOHOS` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkNativeBufferPropertiesOHOS: {
@@ -35574,7 +35541,7 @@ export interface VkStructInputs {
   /** `VkNativeBufferUsageOHOS` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkNativeBufferUsageOHOS: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     OHOSNativeBufferUsage?: bigint | number;
   };
   /** `VkOffset2D` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -35591,36 +35558,36 @@ export interface VkStructInputs {
   /** `VkOpaqueCaptureDataCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkOpaqueCaptureDataCreateInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     pData?:
       | VkStructInputs["VkHostAddressRangeConstEXT"]
       | readonly VkStructInputs["VkHostAddressRangeConstEXT"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkOpaqueCaptureDescriptorDataCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkOpaqueCaptureDescriptorDataCreateInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
-    opaqueCaptureDescriptorData: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    pNext?: VkRawPointer;
+    opaqueCaptureDescriptorData: VkRawPointer | ArrayBufferView | ArrayBuffer;
   };
   /** `VkOpticalFlowExecuteInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkOpticalFlowExecuteInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkOpticalFlowExecuteFlagsNV;
     regionCount?: number;
-    pRegions?: VkStructInputs["VkRect2D"] | readonly VkStructInputs["VkRect2D"][] | Deno.PointerValue;
+    pRegions?: VkStructInputs["VkRect2D"] | readonly VkStructInputs["VkRect2D"][] | VkRawPointer;
   };
   /** `VkOpticalFlowImageFormatInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkOpticalFlowImageFormatInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     usage: VkOpticalFlowUsageFlagsNV;
   };
   /** `VkOpticalFlowImageFormatPropertiesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkOpticalFlowImageFormatPropertiesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     format?: VkFormat;
   };
   /** `VkOpticalFlowSessionCreateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -35640,21 +35607,21 @@ export interface VkStructInputs {
   /** `VkOpticalFlowSessionCreatePrivateDataInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkOpticalFlowSessionCreatePrivateDataInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     id?: number;
     size?: number;
-    pPrivateData: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    pPrivateData: VkRawPointer | ArrayBufferView | ArrayBuffer;
   };
   /** `VkOutOfBandQueueTypeInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkOutOfBandQueueTypeInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     queueType?: VkOutOfBandQueueTypeNV;
   };
   /** `VkPartitionedAccelerationStructureFlagsNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPartitionedAccelerationStructureFlagsNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     enablePartitionTranslation?: VkBool32 | boolean;
   };
   /** `VkPartitionedAccelerationStructureInstancesInputNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -35693,14 +35660,14 @@ export interface VkStructInputs {
   /** `VkPastPresentationTimingEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPastPresentationTimingEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     presentId?: bigint | number;
     targetTime?: bigint | number;
     presentStageCount?: number;
     pPresentStages?:
       | VkStructInputs["VkPresentStageTimeEXT"]
       | readonly VkStructInputs["VkPresentStageTimeEXT"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     timeDomain?: VkTimeDomainKHR;
     timeDomainId?: bigint | number;
     reportComplete?: VkBool32 | boolean;
@@ -35716,62 +35683,62 @@ export interface VkStructInputs {
   /** `VkPastPresentationTimingInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPastPresentationTimingInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkPastPresentationTimingFlagsEXT;
     swapchain: VkSwapchainKHR | null;
   };
   /** `VkPastPresentationTimingPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPastPresentationTimingPropertiesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     timingPropertiesCounter?: bigint | number;
     timeDomainsCounter?: bigint | number;
     presentationTimingCount?: number;
     pPresentationTimings?:
       | VkStructInputs["VkPastPresentationTimingEXT"]
       | readonly VkStructInputs["VkPastPresentationTimingEXT"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkPerTileBeginInfoQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPerTileBeginInfoQCOM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
   };
   /** `VkPerTileEndInfoQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPerTileEndInfoQCOM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
   };
   /** `VkPerfHintInfoQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPerfHintInfoQCOM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     type?: VkPerfHintTypeQCOM;
     scale?: number;
   };
   /** `VkPerformanceConfigurationAcquireInfoINTEL` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPerformanceConfigurationAcquireInfoINTEL: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     type?: VkPerformanceConfigurationTypeINTEL;
   };
   /** `VkPerformanceCounterARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPerformanceCounterARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     counterID?: number;
   };
   /** `VkPerformanceCounterDescriptionARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPerformanceCounterDescriptionARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkPerformanceCounterDescriptionFlagsARM;
     name?: string;
   };
   /** `VkPerformanceCounterDescriptionKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPerformanceCounterDescriptionKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkPerformanceCounterDescriptionFlagsKHR;
     name?: string;
     category?: string;
@@ -35780,7 +35747,7 @@ export interface VkStructInputs {
   /** `VkPerformanceCounterKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPerformanceCounterKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     unit?: VkPerformanceCounterUnitKHR;
     scope?: VkPerformanceCounterScopeKHR;
     storage?: VkPerformanceCounterStorageKHR;
@@ -35798,13 +35765,13 @@ export interface VkStructInputs {
   /** `VkPerformanceMarkerInfoINTEL` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPerformanceMarkerInfoINTEL: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     marker?: bigint | number;
   };
   /** `VkPerformanceOverrideInfoINTEL` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPerformanceOverrideInfoINTEL: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     type?: VkPerformanceOverrideTypeINTEL;
     enable?: VkBool32 | boolean;
     parameter?: bigint | number;
@@ -35812,19 +35779,19 @@ export interface VkStructInputs {
   /** `VkPerformanceQueryReservationInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPerformanceQueryReservationInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maxPerformanceQueriesPerPool?: number;
   };
   /** `VkPerformanceQuerySubmitInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPerformanceQuerySubmitInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     counterPassIndex?: number;
   };
   /** `VkPerformanceStreamMarkerInfoINTEL` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPerformanceStreamMarkerInfoINTEL: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     marker?: number;
   };
   /** `VkPerformanceValueDataINTEL` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -35833,7 +35800,7 @@ export interface VkStructInputs {
     value64?: bigint | number;
     valueFloat?: number;
     valueBool?: VkBool32 | boolean;
-    valueString?: string | Deno.PointerValue;
+    valueString?: string | VkRawPointer;
   };
   /** `VkPerformanceValueINTEL` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPerformanceValueINTEL: {
@@ -35843,7 +35810,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDevice16BitStorageFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevice16BitStorageFeatures: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     storageBuffer16BitAccess?: VkBool32 | boolean;
     uniformAndStorageBuffer16BitAccess?: VkBool32 | boolean;
     storagePushConstant16?: VkBool32 | boolean;
@@ -35854,14 +35821,14 @@ export interface VkStructInputs {
   /** `VkPhysicalDevice4444FormatsFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevice4444FormatsFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     formatA4R4G4B4?: VkBool32 | boolean;
     formatA4B4G4R4?: VkBool32 | boolean;
   };
   /** `VkPhysicalDevice8BitStorageFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevice8BitStorageFeatures: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     storageBuffer8BitAccess?: VkBool32 | boolean;
     uniformAndStorageBuffer8BitAccess?: VkBool32 | boolean;
     storagePushConstant8?: VkBool32 | boolean;
@@ -35871,13 +35838,13 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceASTCDecodeFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceASTCDecodeFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     decodeModeSharedExponent?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceAccelerationStructureFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceAccelerationStructureFeaturesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     accelerationStructure?: VkBool32 | boolean;
     accelerationStructureCaptureReplay?: VkBool32 | boolean;
     accelerationStructureIndirectBuild?: VkBool32 | boolean;
@@ -35887,7 +35854,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceAccelerationStructurePropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceAccelerationStructurePropertiesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maxGeometryCount?: bigint | number;
     maxInstanceCount?: bigint | number;
     maxPrimitiveCount?: bigint | number;
@@ -35900,43 +35867,43 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceAddressBindingReportFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceAddressBindingReportFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     reportAddressBinding?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceAmigoProfilingFeaturesSEC` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceAmigoProfilingFeaturesSEC: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     amigoProfiling?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceAntiLagFeaturesAMD` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceAntiLagFeaturesAMD: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     antiLag?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceAttachmentFeedbackLoopDynamicStateFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceAttachmentFeedbackLoopDynamicStateFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     attachmentFeedbackLoopDynamicState?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceAttachmentFeedbackLoopLayoutFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceAttachmentFeedbackLoopLayoutFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     attachmentFeedbackLoopLayout?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceBlendOperationAdvancedFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceBlendOperationAdvancedFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     advancedBlendCoherentOperations?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceBlendOperationAdvancedPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceBlendOperationAdvancedPropertiesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     advancedBlendMaxColorAttachments?: number;
     advancedBlendIndependentBlend?: VkBool32 | boolean;
     advancedBlendNonPremultipliedSrcColor?: VkBool32 | boolean;
@@ -35947,7 +35914,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceBorderColorSwizzleFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceBorderColorSwizzleFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     borderColorSwizzle?: VkBool32 | boolean;
     borderColorSwizzleFromImage?: VkBool32 | boolean;
   };
@@ -35956,7 +35923,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceBufferDeviceAddressFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceBufferDeviceAddressFeatures: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     bufferDeviceAddress?: VkBool32 | boolean;
     bufferDeviceAddressCaptureReplay?: VkBool32 | boolean;
     bufferDeviceAddressMultiDevice?: VkBool32 | boolean;
@@ -35964,7 +35931,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceBufferDeviceAddressFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceBufferDeviceAddressFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     bufferDeviceAddress?: VkBool32 | boolean;
     bufferDeviceAddressCaptureReplay?: VkBool32 | boolean;
     bufferDeviceAddressMultiDevice?: VkBool32 | boolean;
@@ -35975,13 +35942,13 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceClusterAccelerationStructureFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceClusterAccelerationStructureFeaturesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     clusterAccelerationStructure?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceClusterAccelerationStructurePropertiesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceClusterAccelerationStructurePropertiesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maxVerticesPerCluster?: number;
     maxTrianglesPerCluster?: number;
     clusterScratchByteAlignment?: number;
@@ -36001,7 +35968,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceClusterCullingShaderPropertiesHUAWEI` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceClusterCullingShaderPropertiesHUAWEI: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maxWorkGroupCount?: readonly number[] | ArrayBufferView;
     maxWorkGroupSize?: readonly number[] | ArrayBufferView;
     maxOutputClusterCount?: number;
@@ -36010,37 +35977,37 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceClusterCullingShaderVrsFeaturesHUAWEI` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceClusterCullingShaderVrsFeaturesHUAWEI: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     clusterShadingRate?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceCoherentMemoryFeaturesAMD` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceCoherentMemoryFeaturesAMD: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     deviceCoherentMemory?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceColorWriteEnableFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceColorWriteEnableFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     colorWriteEnable?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceCommandBufferInheritanceFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceCommandBufferInheritanceFeaturesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     commandBufferInheritance?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceComputeOccupancyPriorityFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceComputeOccupancyPriorityFeaturesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     computeOccupancyPriority?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceComputeShaderDerivativesFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceComputeShaderDerivativesFeaturesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     computeDerivativeGroupQuads?: VkBool32 | boolean;
     computeDerivativeGroupLinear?: VkBool32 | boolean;
   };
@@ -36050,20 +36017,20 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceComputeShaderDerivativesPropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceComputeShaderDerivativesPropertiesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     meshAndTaskShaderDerivatives?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceConditionalRenderingFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceConditionalRenderingFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     conditionalRendering?: VkBool32 | boolean;
     inheritedConditionalRendering?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceConservativeRasterizationPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceConservativeRasterizationPropertiesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     primitiveOverestimationSize?: number;
     maxExtraPrimitiveOverestimationSize?: number;
     extraPrimitiveOverestimationSizeGranularity?: number;
@@ -36077,7 +36044,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceCooperativeMatrix2FeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceCooperativeMatrix2FeaturesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     cooperativeMatrixWorkgroupScope?: VkBool32 | boolean;
     cooperativeMatrixFlexibleDimensions?: VkBool32 | boolean;
     cooperativeMatrixReductions?: VkBool32 | boolean;
@@ -36089,7 +36056,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceCooperativeMatrix2PropertiesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceCooperativeMatrix2PropertiesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     cooperativeMatrixWorkgroupScopeMaxWorkgroupSize?: number;
     cooperativeMatrixFlexibleDimensionsMaxDimension?: number;
     cooperativeMatrixWorkgroupScopeReservedSharedMemory?: number;
@@ -36097,33 +36064,33 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceCooperativeMatrixConversionFeaturesQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceCooperativeMatrixConversionFeaturesQCOM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     cooperativeMatrixConversion?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceCooperativeMatrixDecodeVectorFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceCooperativeMatrixDecodeVectorFeaturesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     cooperativeMatrixDecodeVector?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceCooperativeMatrixFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceCooperativeMatrixFeaturesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     cooperativeMatrix?: VkBool32 | boolean;
     cooperativeMatrixRobustBufferAccess?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceCooperativeMatrixFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceCooperativeMatrixFeaturesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     cooperativeMatrix?: VkBool32 | boolean;
     cooperativeMatrixRobustBufferAccess?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceCooperativeMatrixInfo2EXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceCooperativeMatrixInfo2EXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     scope: VkScopeKHR;
     invocations?: number;
     subgroupSize?: number;
@@ -36132,7 +36099,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceCooperativeMatrixMaintenance1FeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceCooperativeMatrixMaintenance1FeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     cooperativeMatrixProperties2?: VkBool32 | boolean;
     cooperativeMatrixReductions?: VkBool32 | boolean;
     cooperativeMatrixConversions?: VkBool32 | boolean;
@@ -36142,26 +36109,26 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceCooperativeMatrixPropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceCooperativeMatrixPropertiesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     cooperativeMatrixSupportedStages?: VkShaderStageFlags;
   };
   /** `VkPhysicalDeviceCooperativeMatrixPropertiesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceCooperativeMatrixPropertiesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     cooperativeMatrixSupportedStages?: VkShaderStageFlags;
   };
   /** `VkPhysicalDeviceCooperativeVectorFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceCooperativeVectorFeaturesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     cooperativeVector?: VkBool32 | boolean;
     cooperativeVectorTraining?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceCooperativeVectorPropertiesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceCooperativeVectorPropertiesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     cooperativeVectorSupportedStages?: VkShaderStageFlags;
     cooperativeVectorTrainingFloat16Accumulation?: VkBool32 | boolean;
     cooperativeVectorTrainingFloat32Accumulation?: VkBool32 | boolean;
@@ -36170,20 +36137,20 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceCopyMemoryIndirectFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceCopyMemoryIndirectFeaturesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     indirectMemoryCopy?: VkBool32 | boolean;
     indirectMemoryToImageCopy?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceCopyMemoryIndirectFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceCopyMemoryIndirectFeaturesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     indirectCopy?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceCopyMemoryIndirectPropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceCopyMemoryIndirectPropertiesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     supportedQueues?: VkQueueFlags;
   };
   /** Input form of `VkPhysicalDeviceCopyMemoryIndirectPropertiesNV` (alias of VkPhysicalDeviceCopyMemoryIndirectPropertiesKHR). */
@@ -36192,63 +36159,63 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceCornerSampledImageFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceCornerSampledImageFeaturesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     cornerSampledImage?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceCoverageReductionModeFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceCoverageReductionModeFeaturesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     coverageReductionMode?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceCubicClampFeaturesQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceCubicClampFeaturesQCOM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     cubicRangeClamp?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceCubicWeightsFeaturesQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceCubicWeightsFeaturesQCOM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     selectableCubicWeights?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceCudaKernelLaunchFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceCudaKernelLaunchFeaturesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     cudaKernelLaunchFeatures?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceCudaKernelLaunchPropertiesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceCudaKernelLaunchPropertiesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     computeCapabilityMinor?: number;
     computeCapabilityMajor?: number;
   };
   /** `VkPhysicalDeviceCustomBorderColorFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceCustomBorderColorFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     customBorderColors?: VkBool32 | boolean;
     customBorderColorWithoutFormat?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceCustomBorderColorPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceCustomBorderColorPropertiesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maxCustomBorderColorSamplers?: number;
   };
   /** `VkPhysicalDeviceCustomResolveFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceCustomResolveFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     customResolve?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceDataGraphFeaturesARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDataGraphFeaturesARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     dataGraph?: VkBool32 | boolean;
     dataGraphUpdateAfterBind?: VkBool32 | boolean;
     dataGraphSpecializationConstants?: VkBool32 | boolean;
@@ -36258,13 +36225,13 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceDataGraphModelFeaturesQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDataGraphModelFeaturesQCOM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     dataGraphModel?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceDataGraphNeuralAcceleratorStatisticsFeaturesARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDataGraphNeuralAcceleratorStatisticsFeaturesARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     dataGraphNeuralAcceleratorStatistics?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceDataGraphOperationSupportARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -36276,7 +36243,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceDataGraphOpticalFlowFeaturesARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDataGraphOpticalFlowFeaturesARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     dataGraphOpticalFlow?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceDataGraphProcessingEngineARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -36287,19 +36254,19 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceDedicatedAllocationImageAliasingFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDedicatedAllocationImageAliasingFeaturesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     dedicatedAllocationImageAliasing?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceDenseGeometryFormatFeaturesAMDX` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDenseGeometryFormatFeaturesAMDX: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     denseGeometryFormat?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceDepthBiasControlFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDepthBiasControlFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     depthBiasControl?: VkBool32 | boolean;
     leastRepresentableValueForceUnormRepresentation?: VkBool32 | boolean;
     floatRepresentation?: VkBool32 | boolean;
@@ -36308,7 +36275,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceDepthClampControlFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDepthClampControlFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     depthClampControl?: VkBool32 | boolean;
   };
   /** Input form of `VkPhysicalDeviceDepthClampZeroOneFeaturesEXT` (alias of VkPhysicalDeviceDepthClampZeroOneFeaturesKHR). */
@@ -36317,25 +36284,25 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceDepthClampZeroOneFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDepthClampZeroOneFeaturesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     depthClampZeroOne?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceDepthClipControlFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDepthClipControlFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     depthClipControl?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceDepthClipEnableFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDepthClipEnableFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     depthClipEnable?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceDepthStencilResolveProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDepthStencilResolveProperties: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     supportedDepthResolveModes?: VkResolveModeFlags;
     supportedStencilResolveModes?: VkResolveModeFlags;
     independentResolveNone?: VkBool32 | boolean;
@@ -36347,13 +36314,13 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceDescriptorBufferDensityMapPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDescriptorBufferDensityMapPropertiesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     combinedImageSamplerDensityMapDescriptorSize?: bigint | number;
   };
   /** `VkPhysicalDeviceDescriptorBufferFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDescriptorBufferFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     descriptorBuffer?: VkBool32 | boolean;
     descriptorBufferCaptureReplay?: VkBool32 | boolean;
     descriptorBufferImageLayoutIgnored?: VkBool32 | boolean;
@@ -36362,7 +36329,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceDescriptorBufferPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDescriptorBufferPropertiesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     combinedImageSamplerDescriptorSingleArray?: VkBool32 | boolean;
     bufferlessPushDescriptors?: VkBool32 | boolean;
     allowSamplerImageViewPostSubmitCreation?: VkBool32 | boolean;
@@ -36400,13 +36367,13 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceDescriptorBufferTensorFeaturesARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDescriptorBufferTensorFeaturesARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     descriptorBufferTensorDescriptors?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceDescriptorBufferTensorPropertiesARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDescriptorBufferTensorPropertiesARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     tensorCaptureReplayDescriptorDataSize?: bigint | number;
     tensorViewCaptureReplayDescriptorDataSize?: bigint | number;
     tensorDescriptorSize?: bigint | number;
@@ -36414,14 +36381,14 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceDescriptorHeapFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDescriptorHeapFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     descriptorHeap?: VkBool32 | boolean;
     descriptorHeapCaptureReplay?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceDescriptorHeapPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDescriptorHeapPropertiesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     samplerHeapAlignment?: VkDeviceSize | number;
     resourceHeapAlignment?: VkDeviceSize | number;
     maxSamplerHeapSize?: VkDeviceSize | number;
@@ -36445,7 +36412,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceDescriptorHeapTensorPropertiesARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDescriptorHeapTensorPropertiesARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     tensorDescriptorSize?: VkDeviceSize | number;
     tensorDescriptorAlignment?: VkDeviceSize | number;
     tensorCaptureReplayOpaqueDataSize?: bigint | number;
@@ -36453,7 +36420,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceDescriptorIndexingFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDescriptorIndexingFeatures: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     shaderInputAttachmentArrayDynamicIndexing?: VkBool32 | boolean;
     shaderUniformTexelBufferArrayDynamicIndexing?: VkBool32 | boolean;
     shaderStorageTexelBufferArrayDynamicIndexing?: VkBool32 | boolean;
@@ -36480,7 +36447,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceDescriptorIndexingProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDescriptorIndexingProperties: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maxUpdateAfterBindDescriptorsInAllPools?: number;
     shaderUniformBufferArrayNonUniformIndexingNative?: VkBool32 | boolean;
     shaderSampledImageArrayNonUniformIndexingNative?: VkBool32 | boolean;
@@ -36511,25 +36478,25 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceDescriptorPoolOverallocationFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDescriptorPoolOverallocationFeaturesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     descriptorPoolOverallocation?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceDescriptorSetHostMappingFeaturesVALVE` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDescriptorSetHostMappingFeaturesVALVE: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     descriptorSetHostMapping?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceDeviceAddressCommandsFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDeviceAddressCommandsFeaturesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     deviceAddressCommands?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceDeviceGeneratedCommandsComputeFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDeviceGeneratedCommandsComputeFeaturesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     deviceGeneratedCompute?: VkBool32 | boolean;
     deviceGeneratedComputePipelines?: VkBool32 | boolean;
     deviceGeneratedComputeCaptureReplay?: VkBool32 | boolean;
@@ -36537,20 +36504,20 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceDeviceGeneratedCommandsFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDeviceGeneratedCommandsFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     deviceGeneratedCommands?: VkBool32 | boolean;
     dynamicGeneratedPipelineLayout?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceDeviceGeneratedCommandsFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDeviceGeneratedCommandsFeaturesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     deviceGeneratedCommands?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceDeviceGeneratedCommandsPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDeviceGeneratedCommandsPropertiesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maxIndirectPipelineCount?: number;
     maxIndirectShaderObjectCount?: number;
     maxIndirectSequenceCount?: number;
@@ -36567,7 +36534,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceDeviceGeneratedCommandsPropertiesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDeviceGeneratedCommandsPropertiesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maxGraphicsShaderGroupCount?: number;
     maxIndirectSequenceCount?: number;
     maxIndirectCommandsTokenCount?: number;
@@ -36581,37 +36548,37 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceDeviceMemoryReportFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDeviceMemoryReportFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     deviceMemoryReport?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceDiagnosticsConfigFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDiagnosticsConfigFeaturesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     diagnosticsConfig?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceDiscardRectanglePropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDiscardRectanglePropertiesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maxDiscardRectangles?: number;
   };
   /** `VkPhysicalDeviceDisplacementMicromapFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDisplacementMicromapFeaturesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     displacementMicromap?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceDisplacementMicromapPropertiesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDisplacementMicromapPropertiesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maxDisplacementMicromapSubdivisionLevel?: number;
   };
   /** `VkPhysicalDeviceDriverProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDriverProperties: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     driverID?: VkDriverId;
     driverName?: string;
     driverInfo?: string;
@@ -36622,7 +36589,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceDrmPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDrmPropertiesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     hasPrimary?: VkBool32 | boolean;
     hasRender?: VkBool32 | boolean;
     primaryMajor?: bigint | number;
@@ -36633,7 +36600,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceDynamicRenderingFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDynamicRenderingFeatures: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     dynamicRendering?: VkBool32 | boolean;
   };
   /** Input form of `VkPhysicalDeviceDynamicRenderingFeaturesKHR` (alias of VkPhysicalDeviceDynamicRenderingFeatures). */
@@ -36641,7 +36608,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceDynamicRenderingLocalReadFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDynamicRenderingLocalReadFeatures: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     dynamicRenderingLocalRead?: VkBool32 | boolean;
   };
   /** Input form of `VkPhysicalDeviceDynamicRenderingLocalReadFeaturesKHR` (alias of VkPhysicalDeviceDynamicRenderingLocalReadFeatures). */
@@ -36650,25 +36617,25 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceDynamicRenderingUnusedAttachmentsFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceDynamicRenderingUnusedAttachmentsFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     dynamicRenderingUnusedAttachments?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceElapsedTimerQueryFeaturesQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceElapsedTimerQueryFeaturesQCOM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     elapsedTimerQuery?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceExclusiveScissorFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceExclusiveScissorFeaturesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     exclusiveScissor?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceExtendedDynamicState2FeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceExtendedDynamicState2FeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     extendedDynamicState2?: VkBool32 | boolean;
     extendedDynamicState2LogicOp?: VkBool32 | boolean;
     extendedDynamicState2PatchControlPoints?: VkBool32 | boolean;
@@ -36676,7 +36643,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceExtendedDynamicState3FeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceExtendedDynamicState3FeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     extendedDynamicState3TessellationDomainOrigin?: VkBool32 | boolean;
     extendedDynamicState3DepthClampEnable?: VkBool32 | boolean;
     extendedDynamicState3PolygonMode?: VkBool32 | boolean;
@@ -36712,31 +36679,31 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceExtendedDynamicState3PropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceExtendedDynamicState3PropertiesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     dynamicPrimitiveTopologyUnrestricted?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceExtendedDynamicStateFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceExtendedDynamicStateFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     extendedDynamicState?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceExtendedFlagsFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceExtendedFlagsFeaturesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     extendedFlags?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceExtendedSparseAddressSpaceFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceExtendedSparseAddressSpaceFeaturesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     extendedSparseAddressSpace?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceExtendedSparseAddressSpacePropertiesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceExtendedSparseAddressSpacePropertiesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     extendedSparseAddressSpaceSize?: VkDeviceSize | number;
     extendedSparseImageUsageFlags?: VkImageUsageFlags;
     extendedSparseBufferUsageFlags?: VkBufferUsageFlags;
@@ -36754,14 +36721,14 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceExternalComputeQueuePropertiesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceExternalComputeQueuePropertiesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     externalDataSize?: number;
     maxExternalQueues?: number;
   };
   /** `VkPhysicalDeviceExternalFenceInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceExternalFenceInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     handleType: VkExternalFenceHandleTypeFlagBits;
   };
   /** Input form of `VkPhysicalDeviceExternalFenceInfoKHR` (alias of VkPhysicalDeviceExternalFenceInfo). */
@@ -36769,13 +36736,13 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceExternalFormatResolveFeaturesANDROID` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceExternalFormatResolveFeaturesANDROID: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     externalFormatResolve?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceExternalFormatResolvePropertiesANDROID` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceExternalFormatResolvePropertiesANDROID: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     nullColorAttachmentWithExternalFormatResolve?: VkBool32 | boolean;
     externalFormatResolveChromaOffsetX?: VkChromaLocation;
     externalFormatResolveChromaOffsetY?: VkChromaLocation;
@@ -36783,7 +36750,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceExternalImageFormatInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceExternalImageFormatInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     handleType?: VkExternalMemoryHandleTypeFlagBits;
   };
   /** Input form of `VkPhysicalDeviceExternalImageFormatInfoKHR` (alias of VkPhysicalDeviceExternalImageFormatInfo). */
@@ -36791,26 +36758,26 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceExternalMemoryHostPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceExternalMemoryHostPropertiesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     minImportedHostPointerAlignment?: VkDeviceSize | number;
   };
   /** `VkPhysicalDeviceExternalMemoryRDMAFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceExternalMemoryRDMAFeaturesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     externalMemoryRDMA?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceExternalMemorySciBufFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceExternalMemorySciBufFeaturesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     sciBufImport?: VkBool32 | boolean;
     sciBufExport?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceExternalMemoryScreenBufferFeaturesQNX` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceExternalMemoryScreenBufferFeaturesQNX: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     screenBufferImport?: VkBool32 | boolean;
   };
   /** Input form of `VkPhysicalDeviceExternalSciBufFeaturesNV` (alias of VkPhysicalDeviceExternalMemorySciBufFeaturesNV). */
@@ -36818,7 +36785,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceExternalSciSync2FeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceExternalSciSync2FeaturesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     sciSyncFence?: VkBool32 | boolean;
     sciSyncSemaphore2?: VkBool32 | boolean;
     sciSyncImport?: VkBool32 | boolean;
@@ -36827,7 +36794,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceExternalSciSyncFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceExternalSciSyncFeaturesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     sciSyncFence?: VkBool32 | boolean;
     sciSyncSemaphore?: VkBool32 | boolean;
     sciSyncImport?: VkBool32 | boolean;
@@ -36844,25 +36811,25 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceExternalTensorInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceExternalTensorInfoARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkTensorCreateFlagsARM;
     pDescription:
       | VkStructInputs["VkTensorDescriptionARM"]
       | readonly VkStructInputs["VkTensorDescriptionARM"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     handleType: VkExternalMemoryHandleTypeFlagBits;
   };
   /** `VkPhysicalDeviceFaultFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceFaultFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     deviceFault?: VkBool32 | boolean;
     deviceFaultVendorBinary?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceFaultFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceFaultFeaturesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     deviceFault?: VkBool32 | boolean;
     deviceFaultVendorBinary?: VkBool32 | boolean;
     deviceFaultReportMasked?: VkBool32 | boolean;
@@ -36871,7 +36838,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceFaultPropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceFaultPropertiesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maxDeviceFaultCount?: number;
   };
   /** `VkPhysicalDeviceFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -36945,7 +36912,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceFloatControlsProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceFloatControlsProperties: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     denormBehaviorIndependence?: VkShaderFloatControlsIndependence;
     roundingModeIndependence?: VkShaderFloatControlsIndependence;
     shaderSignedZeroInfNanPreserveFloat16?: VkBool32 | boolean;
@@ -36969,19 +36936,19 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceFormatPackFeaturesARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceFormatPackFeaturesARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     formatPack?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceFragmentDensityMap2FeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceFragmentDensityMap2FeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     fragmentDensityMapDeferred?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceFragmentDensityMap2PropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceFragmentDensityMap2PropertiesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     subsampledLoads?: VkBool32 | boolean;
     subsampledCoarseReconstructionEarlyAccess?: VkBool32 | boolean;
     maxSubsampledArrayLayers?: number;
@@ -36990,7 +36957,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceFragmentDensityMapFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceFragmentDensityMapFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     fragmentDensityMap?: VkBool32 | boolean;
     fragmentDensityMapDynamic?: VkBool32 | boolean;
     fragmentDensityMapNonSubsampledImages?: VkBool32 | boolean;
@@ -36998,19 +36965,19 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceFragmentDensityMapLayeredFeaturesVALVE` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceFragmentDensityMapLayeredFeaturesVALVE: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     fragmentDensityMapLayered?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceFragmentDensityMapLayeredPropertiesVALVE` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceFragmentDensityMapLayeredPropertiesVALVE: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maxFragmentDensityMapLayers?: number;
   };
   /** `VkPhysicalDeviceFragmentDensityMapOffsetFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceFragmentDensityMapOffsetFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     fragmentDensityMapOffset?: VkBool32 | boolean;
   };
   /** Input form of `VkPhysicalDeviceFragmentDensityMapOffsetFeaturesQCOM` (alias of VkPhysicalDeviceFragmentDensityMapOffsetFeaturesEXT). */
@@ -37019,7 +36986,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceFragmentDensityMapOffsetPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceFragmentDensityMapOffsetPropertiesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     fragmentDensityOffsetGranularity?: VkStructInputs["VkExtent2D"];
   };
   /** Input form of `VkPhysicalDeviceFragmentDensityMapOffsetPropertiesQCOM` (alias of VkPhysicalDeviceFragmentDensityMapOffsetPropertiesEXT). */
@@ -37028,7 +36995,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceFragmentDensityMapPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceFragmentDensityMapPropertiesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     minFragmentDensityTexelSize?: VkStructInputs["VkExtent2D"];
     maxFragmentDensityTexelSize?: VkStructInputs["VkExtent2D"];
     fragmentDensityInvocations?: VkBool32 | boolean;
@@ -37036,7 +37003,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceFragmentShaderBarycentricFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceFragmentShaderBarycentricFeaturesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     fragmentShaderBarycentric?: VkBool32 | boolean;
   };
   /** Input form of `VkPhysicalDeviceFragmentShaderBarycentricFeaturesNV` (alias of VkPhysicalDeviceFragmentShaderBarycentricFeaturesKHR). */
@@ -37045,13 +37012,13 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceFragmentShaderBarycentricPropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceFragmentShaderBarycentricPropertiesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     triStripVertexOrderIndependentOfProvokingVertex?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceFragmentShaderInterlockFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceFragmentShaderInterlockFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     fragmentShaderSampleInterlock?: VkBool32 | boolean;
     fragmentShaderPixelInterlock?: VkBool32 | boolean;
     fragmentShaderShadingRateInterlock?: VkBool32 | boolean;
@@ -37059,7 +37026,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceFragmentShadingRateEnumsFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceFragmentShadingRateEnumsFeaturesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     fragmentShadingRateEnums?: VkBool32 | boolean;
     supersampleFragmentShadingRates?: VkBool32 | boolean;
     noInvocationFragmentShadingRates?: VkBool32 | boolean;
@@ -37067,13 +37034,13 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceFragmentShadingRateEnumsPropertiesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceFragmentShadingRateEnumsPropertiesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maxFragmentShadingRateInvocationCount?: VkSampleCountFlagBits;
   };
   /** `VkPhysicalDeviceFragmentShadingRateFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceFragmentShadingRateFeaturesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     pipelineFragmentShadingRate?: VkBool32 | boolean;
     primitiveFragmentShadingRate?: VkBool32 | boolean;
     attachmentFragmentShadingRate?: VkBool32 | boolean;
@@ -37081,14 +37048,14 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceFragmentShadingRateKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceFragmentShadingRateKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     sampleCounts?: VkSampleCountFlags;
     fragmentSize?: VkStructInputs["VkExtent2D"];
   };
   /** `VkPhysicalDeviceFragmentShadingRatePropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceFragmentShadingRatePropertiesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     minFragmentShadingRateAttachmentTexelSize?: VkStructInputs["VkExtent2D"];
     maxFragmentShadingRateAttachmentTexelSize?: VkStructInputs["VkExtent2D"];
     maxFragmentShadingRateAttachmentTexelSizeAspectRatio?: number;
@@ -37110,13 +37077,13 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceFrameBoundaryFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceFrameBoundaryFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     frameBoundary?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceGlobalPriorityQueryFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceGlobalPriorityQueryFeatures: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     globalPriorityQuery?: VkBool32 | boolean;
   };
   /** Input form of `VkPhysicalDeviceGlobalPriorityQueryFeaturesEXT` (alias of VkPhysicalDeviceGlobalPriorityQueryFeatures). */
@@ -37128,7 +37095,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceGpaFeaturesAMD` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceGpaFeaturesAMD: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     perfCounters?: VkBool32 | boolean;
     streamingPerfCounters?: VkBool32 | boolean;
     sqThreadTracing?: VkBool32 | boolean;
@@ -37137,13 +37104,13 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceGpaProperties2AMD` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceGpaProperties2AMD: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     revisionId?: number;
   };
   /** `VkPhysicalDeviceGpaPropertiesAMD` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceGpaPropertiesAMD: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkPhysicalDeviceGpaPropertiesFlagsAMD;
     maxSqttSeBufferSize?: VkDeviceSize | number;
     shaderEngineCount?: number;
@@ -37151,25 +37118,25 @@ export interface VkStructInputs {
     pPerfBlocks?:
       | VkStructInputs["VkGpaPerfBlockPropertiesAMD"]
       | readonly VkStructInputs["VkGpaPerfBlockPropertiesAMD"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkPhysicalDeviceGraphicsPipelineLibraryFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceGraphicsPipelineLibraryFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     graphicsPipelineLibrary?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceGraphicsPipelineLibraryPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceGraphicsPipelineLibraryPropertiesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     graphicsPipelineLibraryFastLinking?: VkBool32 | boolean;
     graphicsPipelineLibraryIndependentInterpolationDecoration?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceGroupProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceGroupProperties: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     physicalDeviceCount?: number;
     physicalDevices?: readonly (VkPhysicalDevice | null)[] | ArrayBufferView;
     subsetAllocation?: VkBool32 | boolean;
@@ -37179,13 +37146,13 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceHdrVividFeaturesHUAWEI` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceHdrVividFeaturesHUAWEI: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     hdrVivid?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceHostImageCopyFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceHostImageCopyFeatures: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     hostImageCopy?: VkBool32 | boolean;
   };
   /** Input form of `VkPhysicalDeviceHostImageCopyFeaturesEXT` (alias of VkPhysicalDeviceHostImageCopyFeatures). */
@@ -37193,11 +37160,11 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceHostImageCopyProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceHostImageCopyProperties: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     copySrcLayoutCount?: number;
-    pCopySrcLayouts?: readonly VkImageLayout[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pCopySrcLayouts?: readonly VkImageLayout[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     copyDstLayoutCount?: number;
-    pCopyDstLayouts?: readonly VkImageLayout[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pCopyDstLayouts?: readonly VkImageLayout[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     optimalTilingLayoutUUID?: readonly number[] | ArrayBufferView;
     identicalMemoryTypeRequirements?: VkBool32 | boolean;
   };
@@ -37206,7 +37173,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceHostQueryResetFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceHostQueryResetFeatures: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     hostQueryReset?: VkBool32 | boolean;
   };
   /** Input form of `VkPhysicalDeviceHostQueryResetFeaturesEXT` (alias of VkPhysicalDeviceHostQueryResetFeatures). */
@@ -37214,7 +37181,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceIDProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceIDProperties: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     deviceUUID?: readonly number[] | ArrayBufferView;
     driverUUID?: readonly number[] | ArrayBufferView;
     deviceLUID?: readonly number[] | ArrayBufferView;
@@ -37226,42 +37193,42 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceImage2DViewOf3DFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceImage2DViewOf3DFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     image2DViewOf3D?: VkBool32 | boolean;
     sampler2DViewOf3D?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceImageAlignmentControlFeaturesMESA` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceImageAlignmentControlFeaturesMESA: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     imageAlignmentControl?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceImageAlignmentControlPropertiesMESA` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceImageAlignmentControlPropertiesMESA: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     supportedImageAlignmentMask?: number;
   };
   /** `VkPhysicalDeviceImageCompressionControlFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceImageCompressionControlFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     imageCompressionControl?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceImageCompressionControlSwapchainFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceImageCompressionControlSwapchainFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     imageCompressionControlSwapchain?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceImageDrmFormatModifierInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceImageDrmFormatModifierInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     drmFormatModifier?: bigint | number;
     sharingMode?: VkSharingMode;
     queueFamilyIndexCount?: number;
-    pQueueFamilyIndices?: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pQueueFamilyIndices?: readonly number[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkPhysicalDeviceImageFormatInfo2` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceImageFormatInfo2: {
@@ -37278,19 +37245,19 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceImageProcessing2FeaturesQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceImageProcessing2FeaturesQCOM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     textureBlockMatch2?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceImageProcessing2PropertiesQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceImageProcessing2PropertiesQCOM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maxBlockMatchWindow?: VkStructInputs["VkExtent2D"];
   };
   /** `VkPhysicalDeviceImageProcessing3FeaturesQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceImageProcessing3FeaturesQCOM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     imageGatherLinear?: VkBool32 | boolean;
     imageGatherExtendedModes?: VkBool32 | boolean;
     blockMatchExtendedClampToEdge?: VkBool32 | boolean;
@@ -37298,7 +37265,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceImageProcessingFeaturesQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceImageProcessingFeaturesQCOM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     textureSampleWeighted?: VkBool32 | boolean;
     textureBoxFilter?: VkBool32 | boolean;
     textureBlockMatch?: VkBool32 | boolean;
@@ -37306,7 +37273,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceImageProcessingPropertiesQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceImageProcessingPropertiesQCOM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maxWeightFilterPhases?: number;
     maxWeightFilterDimension?: VkStructInputs["VkExtent2D"];
     maxBlockMatchRegion?: VkStructInputs["VkExtent2D"];
@@ -37315,7 +37282,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceImageRobustnessFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceImageRobustnessFeatures: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     robustImageAccess?: VkBool32 | boolean;
   };
   /** Input form of `VkPhysicalDeviceImageRobustnessFeaturesEXT` (alias of VkPhysicalDeviceImageRobustnessFeatures). */
@@ -37323,31 +37290,31 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceImageSlicedViewOf3DFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceImageSlicedViewOf3DFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     imageSlicedViewOf3D?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceImageTilingControlFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceImageTilingControlFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     imageTilingControl?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceImageViewImageFormatInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceImageViewImageFormatInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     imageViewType?: VkImageViewType;
   };
   /** `VkPhysicalDeviceImageViewMinLodFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceImageViewMinLodFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     minLod?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceImagelessFramebufferFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceImagelessFramebufferFeatures: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     imagelessFramebuffer?: VkBool32 | boolean;
   };
   /** Input form of `VkPhysicalDeviceImagelessFramebufferFeaturesKHR` (alias of VkPhysicalDeviceImagelessFramebufferFeatures). */
@@ -37356,7 +37323,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceIndexTypeUint8Features` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceIndexTypeUint8Features: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     indexTypeUint8?: VkBool32 | boolean;
   };
   /** Input form of `VkPhysicalDeviceIndexTypeUint8FeaturesEXT` (alias of VkPhysicalDeviceIndexTypeUint8Features). */
@@ -37366,13 +37333,13 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceInheritedViewportScissorFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceInheritedViewportScissorFeaturesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     inheritedViewportScissor2D?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceInlineUniformBlockFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceInlineUniformBlockFeatures: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     inlineUniformBlock?: VkBool32 | boolean;
     descriptorBindingInlineUniformBlockUpdateAfterBind?: VkBool32 | boolean;
   };
@@ -37381,7 +37348,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceInlineUniformBlockProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceInlineUniformBlockProperties: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maxInlineUniformBlockSize?: number;
     maxPerStageDescriptorInlineUniformBlocks?: number;
     maxPerStageDescriptorUpdateAfterBindInlineUniformBlocks?: number;
@@ -37394,13 +37361,13 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceInternallySynchronizedQueuesFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceInternallySynchronizedQueuesFeaturesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     internallySynchronizedQueues?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceInvocationMaskFeaturesHUAWEI` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceInvocationMaskFeaturesHUAWEI: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     invocationMask?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceLayeredApiPropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -37415,41 +37382,41 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceLayeredApiPropertiesListKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceLayeredApiPropertiesListKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     layeredApiCount?: number;
     pLayeredApis?:
       | VkStructInputs["VkPhysicalDeviceLayeredApiPropertiesKHR"]
       | readonly VkStructInputs["VkPhysicalDeviceLayeredApiPropertiesKHR"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkPhysicalDeviceLayeredApiVulkanPropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceLayeredApiVulkanPropertiesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     properties?: VkStructInputs["VkPhysicalDeviceProperties2"];
   };
   /** `VkPhysicalDeviceLayeredDriverPropertiesMSFT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceLayeredDriverPropertiesMSFT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     underlyingAPI?: VkLayeredDriverUnderlyingApiMSFT;
   };
   /** `VkPhysicalDeviceLegacyDitheringFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceLegacyDitheringFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     legacyDithering?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceLegacyVertexAttributesFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceLegacyVertexAttributesFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     legacyVertexAttributes?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceLegacyVertexAttributesPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceLegacyVertexAttributesPropertiesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     nativeUnalignedPerformance?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceLimits` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -37564,7 +37531,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceLineRasterizationFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceLineRasterizationFeatures: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     rectangularLines?: VkBool32 | boolean;
     bresenhamLines?: VkBool32 | boolean;
     smoothLines?: VkBool32 | boolean;
@@ -37579,7 +37546,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceLineRasterizationProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceLineRasterizationProperties: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     lineSubPixelPrecisionBits?: number;
   };
   /** Input form of `VkPhysicalDeviceLineRasterizationPropertiesEXT` (alias of VkPhysicalDeviceLineRasterizationProperties). */
@@ -37591,19 +37558,19 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceLinearColorAttachmentFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceLinearColorAttachmentFeaturesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     linearColorAttachment?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceMaintenance10FeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMaintenance10FeaturesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maintenance10?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceMaintenance10PropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMaintenance10PropertiesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     rgba4OpaqueBlackSwizzled?: VkBool32 | boolean;
     resolveSrgbFormatAppliesTransferFunction?: VkBool32 | boolean;
     resolveSrgbFormatSupportsTransferFunctionControl?: VkBool32 | boolean;
@@ -37611,13 +37578,13 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceMaintenance11FeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMaintenance11FeaturesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maintenance11?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceMaintenance3Properties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMaintenance3Properties: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maxPerSetDescriptors?: number;
     maxMemoryAllocationSize?: VkDeviceSize | number;
   };
@@ -37626,7 +37593,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceMaintenance4Features` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMaintenance4Features: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maintenance4?: VkBool32 | boolean;
   };
   /** Input form of `VkPhysicalDeviceMaintenance4FeaturesKHR` (alias of VkPhysicalDeviceMaintenance4Features). */
@@ -37634,7 +37601,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceMaintenance4Properties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMaintenance4Properties: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maxBufferSize?: VkDeviceSize | number;
   };
   /** Input form of `VkPhysicalDeviceMaintenance4PropertiesKHR` (alias of VkPhysicalDeviceMaintenance4Properties). */
@@ -37642,7 +37609,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceMaintenance5Features` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMaintenance5Features: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maintenance5?: VkBool32 | boolean;
   };
   /** Input form of `VkPhysicalDeviceMaintenance5FeaturesKHR` (alias of VkPhysicalDeviceMaintenance5Features). */
@@ -37650,7 +37617,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceMaintenance5Properties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMaintenance5Properties: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     earlyFragmentMultisampleCoverageAfterSampleCounting?: VkBool32 | boolean;
     earlyFragmentSampleMaskTestBeforeSampleCounting?: VkBool32 | boolean;
     depthStencilSwizzleOneSupport?: VkBool32 | boolean;
@@ -37663,7 +37630,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceMaintenance6Features` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMaintenance6Features: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maintenance6?: VkBool32 | boolean;
   };
   /** Input form of `VkPhysicalDeviceMaintenance6FeaturesKHR` (alias of VkPhysicalDeviceMaintenance6Features). */
@@ -37671,7 +37638,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceMaintenance6Properties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMaintenance6Properties: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     blockTexelViewCompatibleMultipleLayers?: VkBool32 | boolean;
     maxCombinedImageSamplerDescriptorCount?: number;
     fragmentShadingRateClampCombinerInputs?: VkBool32 | boolean;
@@ -37681,13 +37648,13 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceMaintenance7FeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMaintenance7FeaturesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maintenance7?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceMaintenance7PropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMaintenance7PropertiesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     robustFragmentShadingRateAttachmentAccess?: VkBool32 | boolean;
     separateDepthStencilAttachmentAccess?: VkBool32 | boolean;
     maxDescriptorSetTotalUniformBuffersDynamic?: number;
@@ -37700,26 +37667,26 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceMaintenance8FeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMaintenance8FeaturesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maintenance8?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceMaintenance9FeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMaintenance9FeaturesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maintenance9?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceMaintenance9PropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMaintenance9PropertiesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     image2DViewOf3DSparse?: VkBool32 | boolean;
     defaultVertexAttributeValue?: VkDefaultVertexAttributeValueKHR;
   };
   /** `VkPhysicalDeviceMapMemoryPlacedFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMapMemoryPlacedFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     memoryMapPlaced?: VkBool32 | boolean;
     memoryMapRangePlaced?: VkBool32 | boolean;
     memoryUnmapReserve?: VkBool32 | boolean;
@@ -37727,20 +37694,20 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceMapMemoryPlacedPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMapMemoryPlacedPropertiesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     minPlacedMemoryMapAlignment?: VkDeviceSize | number;
   };
   /** `VkPhysicalDeviceMemoryBudgetPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMemoryBudgetPropertiesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     heapBudget?: readonly (VkDeviceSize | number)[] | ArrayBufferView;
     heapUsage?: readonly (VkDeviceSize | number)[] | ArrayBufferView;
   };
   /** `VkPhysicalDeviceMemoryDecompressionFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMemoryDecompressionFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     memoryDecompression?: VkBool32 | boolean;
   };
   /** Input form of `VkPhysicalDeviceMemoryDecompressionFeaturesNV` (alias of VkPhysicalDeviceMemoryDecompressionFeaturesEXT). */
@@ -37749,7 +37716,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceMemoryDecompressionPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMemoryDecompressionPropertiesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     decompressionMethods?: VkMemoryDecompressionMethodFlagsEXT;
     maxDecompressionIndirectCount?: bigint | number;
   };
@@ -37759,7 +37726,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceMemoryPriorityFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMemoryPriorityFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     memoryPriority?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceMemoryProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -37780,7 +37747,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceMeshShaderFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMeshShaderFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     taskShader?: VkBool32 | boolean;
     meshShader?: VkBool32 | boolean;
     multiviewMeshShader?: VkBool32 | boolean;
@@ -37790,14 +37757,14 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceMeshShaderFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMeshShaderFeaturesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     taskShader?: VkBool32 | boolean;
     meshShader?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceMeshShaderPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMeshShaderPropertiesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maxTaskWorkGroupTotalCount?: number;
     maxTaskWorkGroupCount?: readonly number[] | ArrayBufferView;
     maxTaskWorkGroupInvocations?: number;
@@ -37830,7 +37797,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceMeshShaderPropertiesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMeshShaderPropertiesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maxDrawMeshTasksCount?: number;
     maxTaskWorkGroupInvocations?: number;
     maxTaskWorkGroupSize?: readonly number[] | ArrayBufferView;
@@ -37848,31 +37815,31 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceMultiDrawFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMultiDrawFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     multiDraw?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceMultiDrawPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMultiDrawPropertiesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maxMultiDrawCount?: number;
   };
   /** `VkPhysicalDeviceMultisampledRenderToSingleSampledFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMultisampledRenderToSingleSampledFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     multisampledRenderToSingleSampled?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceMultisampledRenderToSwapchainFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMultisampledRenderToSwapchainFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     multisampledRenderToSwapchain?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceMultiviewFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMultiviewFeatures: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     multiview?: VkBool32 | boolean;
     multiviewGeometryShader?: VkBool32 | boolean;
     multiviewTessellationShader?: VkBool32 | boolean;
@@ -37882,25 +37849,25 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceMultiviewPerViewAttributesPropertiesNVX` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMultiviewPerViewAttributesPropertiesNVX: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     perViewPositionAllComponents?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceMultiviewPerViewRenderAreasFeaturesQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMultiviewPerViewRenderAreasFeaturesQCOM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     multiviewPerViewRenderAreas?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceMultiviewPerViewViewportsFeaturesQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMultiviewPerViewViewportsFeaturesQCOM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     multiviewPerViewViewports?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceMultiviewProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMultiviewProperties: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maxMultiviewViewCount?: number;
     maxMultiviewInstanceIndex?: number;
   };
@@ -37909,7 +37876,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceMutableDescriptorTypeFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceMutableDescriptorTypeFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     mutableDescriptorType?: VkBool32 | boolean;
   };
   /** Input form of `VkPhysicalDeviceMutableDescriptorTypeFeaturesVALVE` (alias of VkPhysicalDeviceMutableDescriptorTypeFeaturesEXT). */
@@ -37918,7 +37885,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceNestedCommandBufferFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceNestedCommandBufferFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     nestedCommandBuffer?: VkBool32 | boolean;
     nestedCommandBufferRendering?: VkBool32 | boolean;
     nestedCommandBufferSimultaneousUse?: VkBool32 | boolean;
@@ -37926,19 +37893,19 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceNestedCommandBufferPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceNestedCommandBufferPropertiesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maxCommandBufferNestingLevel?: number;
   };
   /** `VkPhysicalDeviceNonSeamlessCubeMapFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceNonSeamlessCubeMapFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     nonSeamlessCubeMap?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceOpacityMicromapFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceOpacityMicromapFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     micromap?: VkBool32 | boolean;
     micromapCaptureReplay?: VkBool32 | boolean;
     micromapHostCommands?: VkBool32 | boolean;
@@ -37946,20 +37913,20 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceOpacityMicromapFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceOpacityMicromapFeaturesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     micromap?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceOpacityMicromapPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceOpacityMicromapPropertiesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maxOpacity2StateSubdivisionLevel?: number;
     maxOpacity4StateSubdivisionLevel?: number;
   };
   /** `VkPhysicalDeviceOpacityMicromapPropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceOpacityMicromapPropertiesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maxOpacity2StateSubdivisionLevel?: number;
     maxOpacity4StateSubdivisionLevel?: number;
     maxOpacityLossy4StateSubdivisionLevel?: number;
@@ -37968,13 +37935,13 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceOpticalFlowFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceOpticalFlowFeaturesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     opticalFlow?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceOpticalFlowPropertiesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceOpticalFlowPropertiesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     supportedOutputGridSizes?: VkOpticalFlowGridSizeFlagsNV;
     supportedHintGridSizes?: VkOpticalFlowGridSizeFlagsNV;
     hintSupported?: VkBool32 | boolean;
@@ -37990,7 +37957,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDevicePCIBusInfoPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePCIBusInfoPropertiesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     pciDomain?: number;
     pciBus?: number;
     pciDevice?: number;
@@ -37999,38 +37966,38 @@ export interface VkStructInputs {
   /** `VkPhysicalDevicePageableDeviceLocalMemoryFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePageableDeviceLocalMemoryFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     pageableDeviceLocalMemory?: VkBool32 | boolean;
   };
   /** `VkPhysicalDevicePartitionedAccelerationStructureFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePartitionedAccelerationStructureFeaturesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     partitionedAccelerationStructure?: VkBool32 | boolean;
   };
   /** `VkPhysicalDevicePartitionedAccelerationStructurePropertiesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePartitionedAccelerationStructurePropertiesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maxPartitionCount?: number;
   };
   /** `VkPhysicalDevicePerStageDescriptorSetFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePerStageDescriptorSetFeaturesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     perStageDescriptorSet?: VkBool32 | boolean;
     dynamicPipelineLayout?: VkBool32 | boolean;
   };
   /** `VkPhysicalDevicePerformanceCountersByRegionFeaturesARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePerformanceCountersByRegionFeaturesARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     performanceCountersByRegion?: VkBool32 | boolean;
   };
   /** `VkPhysicalDevicePerformanceCountersByRegionPropertiesARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePerformanceCountersByRegionPropertiesARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maxPerRegionPerformanceCounters?: number;
     performanceCounterRegionSize?: VkStructInputs["VkExtent2D"];
     rowStrideAlignment?: number;
@@ -38040,26 +38007,26 @@ export interface VkStructInputs {
   /** `VkPhysicalDevicePerformanceQueryFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePerformanceQueryFeaturesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     performanceCounterQueryPools?: VkBool32 | boolean;
     performanceCounterMultipleQueryPools?: VkBool32 | boolean;
   };
   /** `VkPhysicalDevicePerformanceQueryPropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePerformanceQueryPropertiesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     allowCommandBufferQueryCopies?: VkBool32 | boolean;
   };
   /** `VkPhysicalDevicePipelineBinaryFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePipelineBinaryFeaturesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     pipelineBinaries?: VkBool32 | boolean;
   };
   /** `VkPhysicalDevicePipelineBinaryPropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePipelineBinaryPropertiesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     pipelineBinaryInternalCache?: VkBool32 | boolean;
     pipelineBinaryInternalCacheControl?: VkBool32 | boolean;
     pipelineBinaryPrefersInternalCache?: VkBool32 | boolean;
@@ -38069,13 +38036,13 @@ export interface VkStructInputs {
   /** `VkPhysicalDevicePipelineCacheIncrementalModeFeaturesSEC` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePipelineCacheIncrementalModeFeaturesSEC: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     pipelineCacheIncrementalMode?: VkBool32 | boolean;
   };
   /** `VkPhysicalDevicePipelineCreationCacheControlFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePipelineCreationCacheControlFeatures: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     pipelineCreationCacheControl?: VkBool32 | boolean;
   };
   /** Input form of `VkPhysicalDevicePipelineCreationCacheControlFeaturesEXT` (alias of VkPhysicalDevicePipelineCreationCacheControlFeatures). */
@@ -38084,31 +38051,31 @@ export interface VkStructInputs {
   /** `VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     pipelineExecutableInfo?: VkBool32 | boolean;
   };
   /** `VkPhysicalDevicePipelineLibraryGroupHandlesFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePipelineLibraryGroupHandlesFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     pipelineLibraryGroupHandles?: VkBool32 | boolean;
   };
   /** `VkPhysicalDevicePipelineOpacityMicromapFeaturesARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePipelineOpacityMicromapFeaturesARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     pipelineOpacityMicromap?: VkBool32 | boolean;
   };
   /** `VkPhysicalDevicePipelinePropertiesFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePipelinePropertiesFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     pipelinePropertiesIdentifier?: VkBool32 | boolean;
   };
   /** `VkPhysicalDevicePipelineProtectedAccessFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePipelineProtectedAccessFeatures: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     pipelineProtectedAccess?: VkBool32 | boolean;
   };
   /** Input form of `VkPhysicalDevicePipelineProtectedAccessFeaturesEXT` (alias of VkPhysicalDevicePipelineProtectedAccessFeatures). */
@@ -38117,7 +38084,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDevicePipelineRobustnessFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePipelineRobustnessFeatures: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     pipelineRobustness?: VkBool32 | boolean;
   };
   /** Input form of `VkPhysicalDevicePipelineRobustnessFeaturesEXT` (alias of VkPhysicalDevicePipelineRobustnessFeatures). */
@@ -38125,7 +38092,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDevicePipelineRobustnessProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePipelineRobustnessProperties: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     defaultRobustnessStorageBuffers?: VkPipelineRobustnessBufferBehavior;
     defaultRobustnessUniformBuffers?: VkPipelineRobustnessBufferBehavior;
     defaultRobustnessVertexInputs?: VkPipelineRobustnessBufferBehavior;
@@ -38137,7 +38104,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDevicePointClippingProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePointClippingProperties: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     pointClippingBehavior?: VkPointClippingBehavior;
   };
   /** Input form of `VkPhysicalDevicePointClippingPropertiesKHR` (alias of VkPhysicalDevicePointClippingProperties). */
@@ -38145,7 +38112,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDevicePortabilitySubsetFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePortabilitySubsetFeaturesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     constantAlphaColorBlendFactors?: VkBool32 | boolean;
     events?: VkBool32 | boolean;
     imageViewFormatReinterpretation?: VkBool32 | boolean;
@@ -38165,31 +38132,31 @@ export interface VkStructInputs {
   /** `VkPhysicalDevicePortabilitySubsetPropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePortabilitySubsetPropertiesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     minVertexInputBindingStrideAlignment?: number;
   };
   /** `VkPhysicalDevicePresentBarrierFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePresentBarrierFeaturesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     presentBarrier?: VkBool32 | boolean;
   };
   /** `VkPhysicalDevicePresentId2FeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePresentId2FeaturesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     presentId2?: VkBool32 | boolean;
   };
   /** `VkPhysicalDevicePresentIdFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePresentIdFeaturesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     presentId?: VkBool32 | boolean;
   };
   /** `VkPhysicalDevicePresentMeteringFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePresentMeteringFeaturesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     presentMetering?: VkBool32 | boolean;
   };
   /** Input form of `VkPhysicalDevicePresentModeFifoLatestReadyFeaturesEXT` (alias of VkPhysicalDevicePresentModeFifoLatestReadyFeaturesKHR). */
@@ -38198,13 +38165,13 @@ export interface VkStructInputs {
   /** `VkPhysicalDevicePresentModeFifoLatestReadyFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePresentModeFifoLatestReadyFeaturesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     presentModeFifoLatestReady?: VkBool32 | boolean;
   };
   /** `VkPhysicalDevicePresentTimingFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePresentTimingFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     presentTiming?: VkBool32 | boolean;
     presentAtAbsoluteTime?: VkBool32 | boolean;
     presentAtRelativeTime?: VkBool32 | boolean;
@@ -38212,44 +38179,44 @@ export interface VkStructInputs {
   /** `VkPhysicalDevicePresentWait2FeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePresentWait2FeaturesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     presentWait2?: VkBool32 | boolean;
   };
   /** `VkPhysicalDevicePresentWaitFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePresentWaitFeaturesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     presentWait?: VkBool32 | boolean;
   };
   /** `VkPhysicalDevicePresentationPropertiesANDROID` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePresentationPropertiesANDROID: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     sharedImage?: VkBool32 | boolean;
   };
   /** `VkPhysicalDevicePresentationPropertiesOHOS` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePresentationPropertiesOHOS: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     sharedImage?: VkBool32 | boolean;
   };
   /** `VkPhysicalDevicePrimitiveRestartIndexFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePrimitiveRestartIndexFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     primitiveRestartIndex?: VkBool32 | boolean;
   };
   /** `VkPhysicalDevicePrimitiveTopologyListRestartFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePrimitiveTopologyListRestartFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     primitiveTopologyListRestart?: VkBool32 | boolean;
     primitiveTopologyPatchListRestart?: VkBool32 | boolean;
   };
   /** `VkPhysicalDevicePrimitivesGeneratedQueryFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePrimitivesGeneratedQueryFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     primitivesGeneratedQuery?: VkBool32 | boolean;
     primitivesGeneratedQueryWithRasterizerDiscard?: VkBool32 | boolean;
     primitivesGeneratedQueryWithNonZeroStreams?: VkBool32 | boolean;
@@ -38257,7 +38224,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDevicePrivateDataFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePrivateDataFeatures: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     privateData?: VkBool32 | boolean;
   };
   /** Input form of `VkPhysicalDevicePrivateDataFeaturesEXT` (alias of VkPhysicalDevicePrivateDataFeatures). */
@@ -38285,39 +38252,39 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceProtectedMemoryFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceProtectedMemoryFeatures: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     protectedMemory?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceProtectedMemoryProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceProtectedMemoryProperties: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     protectedNoFault?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceProvokingVertexFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceProvokingVertexFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     provokingVertexLast?: VkBool32 | boolean;
     transformFeedbackPreservesProvokingVertex?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceProvokingVertexPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceProvokingVertexPropertiesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     provokingVertexModePerPipeline?: VkBool32 | boolean;
     transformFeedbackPreservesTriangleFanProvokingVertex?: VkBool32 | boolean;
   };
   /** `VkPhysicalDevicePushConstantBankFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePushConstantBankFeaturesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     pushConstantBank?: VkBool32 | boolean;
   };
   /** `VkPhysicalDevicePushConstantBankPropertiesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePushConstantBankPropertiesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maxGraphicsPushConstantBanks?: number;
     maxComputePushConstantBanks?: number;
     maxGraphicsPushDataBanks?: number;
@@ -38326,7 +38293,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDevicePushDescriptorProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDevicePushDescriptorProperties: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maxPushDescriptors?: number;
   };
   /** Input form of `VkPhysicalDevicePushDescriptorPropertiesKHR` (alias of VkPhysicalDevicePushDescriptorProperties). */
@@ -38334,26 +38301,26 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceQueueFamilyDataGraphProcessingEngineInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceQueueFamilyDataGraphProcessingEngineInfoARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     queueFamilyIndex?: number;
     engineType?: VkPhysicalDeviceDataGraphProcessingEngineTypeARM;
   };
   /** `VkPhysicalDeviceQueuePerfHintFeaturesQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceQueuePerfHintFeaturesQCOM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     queuePerfHint?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceQueuePerfHintPropertiesQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceQueuePerfHintPropertiesQCOM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     supportedQueues?: VkQueueFlags;
   };
   /** `VkPhysicalDeviceRGBA10X6FormatsFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceRGBA10X6FormatsFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     formatRgba10x6WithoutYCbCrSampler?: VkBool32 | boolean;
   };
   /** Input form of `VkPhysicalDeviceRasterizationOrderAttachmentAccessFeaturesARM` (alias of VkPhysicalDeviceRasterizationOrderAttachmentAccessFeaturesEXT). */
@@ -38362,7 +38329,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceRasterizationOrderAttachmentAccessFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceRasterizationOrderAttachmentAccessFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     rasterizationOrderColorAttachmentAccess?: VkBool32 | boolean;
     rasterizationOrderDepthAttachmentAccess?: VkBool32 | boolean;
     rasterizationOrderStencilAttachmentAccess?: VkBool32 | boolean;
@@ -38370,65 +38337,65 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceRawAccessChainsFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceRawAccessChainsFeaturesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     shaderRawAccessChains?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceRayQueryFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceRayQueryFeaturesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     rayQuery?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceRayTracingInvocationReorderFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceRayTracingInvocationReorderFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     rayTracingInvocationReorder?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceRayTracingInvocationReorderFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceRayTracingInvocationReorderFeaturesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     rayTracingInvocationReorder?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceRayTracingInvocationReorderPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceRayTracingInvocationReorderPropertiesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     rayTracingInvocationReorderReorderingHint?: VkRayTracingInvocationReorderModeEXT;
     maxShaderBindingTableRecordIndex?: number;
   };
   /** `VkPhysicalDeviceRayTracingInvocationReorderPropertiesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceRayTracingInvocationReorderPropertiesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     rayTracingInvocationReorderReorderingHint?: VkRayTracingInvocationReorderModeEXT;
   };
   /** `VkPhysicalDeviceRayTracingLinearSweptSpheresFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceRayTracingLinearSweptSpheresFeaturesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     spheres?: VkBool32 | boolean;
     linearSweptSpheres?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceRayTracingMaintenance1FeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceRayTracingMaintenance1FeaturesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     rayTracingMaintenance1?: VkBool32 | boolean;
     rayTracingPipelineTraceRaysIndirect2?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceRayTracingMotionBlurFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceRayTracingMotionBlurFeaturesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     rayTracingMotionBlur?: VkBool32 | boolean;
     rayTracingMotionBlurPipelineTraceRaysIndirect?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceRayTracingPipelineFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceRayTracingPipelineFeaturesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     rayTracingPipeline?: VkBool32 | boolean;
     rayTracingPipelineShaderGroupHandleCaptureReplay?: VkBool32 | boolean;
     rayTracingPipelineShaderGroupHandleCaptureReplayMixed?: VkBool32 | boolean;
@@ -38438,7 +38405,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceRayTracingPipelinePropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceRayTracingPipelinePropertiesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     shaderGroupHandleSize?: number;
     maxRayRecursionDepth?: number;
     maxShaderGroupStride?: number;
@@ -38451,13 +38418,13 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceRayTracingPositionFetchFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceRayTracingPositionFetchFeaturesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     rayTracingPositionFetch?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceRayTracingPropertiesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceRayTracingPropertiesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     shaderGroupHandleSize?: number;
     maxRecursionDepth?: number;
     maxShaderGroupStride?: number;
@@ -38470,32 +38437,32 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceRayTracingValidationFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceRayTracingValidationFeaturesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     rayTracingValidation?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceRelaxedLineRasterizationFeaturesIMG` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceRelaxedLineRasterizationFeaturesIMG: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     relaxedLineRasterization?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceRenderPassStripedFeaturesARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceRenderPassStripedFeaturesARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     renderPassStriped?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceRenderPassStripedPropertiesARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceRenderPassStripedPropertiesARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     renderPassStripeGranularity?: VkStructInputs["VkExtent2D"];
     maxRenderPassStripes?: number;
   };
   /** `VkPhysicalDeviceRepresentativeFragmentTestFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceRepresentativeFragmentTestFeaturesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     representativeFragmentTest?: VkBool32 | boolean;
   };
   /** Input form of `VkPhysicalDeviceRobustness2FeaturesEXT` (alias of VkPhysicalDeviceRobustness2FeaturesKHR). */
@@ -38503,7 +38470,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceRobustness2FeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceRobustness2FeaturesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     robustBufferAccess2?: VkBool32 | boolean;
     robustImageAccess2?: VkBool32 | boolean;
     nullDescriptor?: VkBool32 | boolean;
@@ -38513,14 +38480,14 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceRobustness2PropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceRobustness2PropertiesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     robustStorageBufferAccessSizeAlignment?: VkDeviceSize | number;
     robustUniformBufferAccessSizeAlignment?: VkDeviceSize | number;
   };
   /** `VkPhysicalDeviceSampleLocationsPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceSampleLocationsPropertiesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     sampleLocationSampleCounts?: VkSampleCountFlags;
     maxSampleLocationGridSize?: VkStructInputs["VkExtent2D"];
     sampleLocationCoordinateRange?: readonly number[] | ArrayBufferView;
@@ -38530,7 +38497,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceSamplerFilterMinmaxProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceSamplerFilterMinmaxProperties: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     filterMinmaxSingleComponentFormats?: VkBool32 | boolean;
     filterMinmaxImageComponentMapping?: VkBool32 | boolean;
   };
@@ -38540,7 +38507,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceSamplerYcbcrConversionFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceSamplerYcbcrConversionFeatures: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     samplerYcbcrConversion?: VkBool32 | boolean;
   };
   /** Input form of `VkPhysicalDeviceSamplerYcbcrConversionFeaturesKHR` (alias of VkPhysicalDeviceSamplerYcbcrConversionFeatures). */
@@ -38549,7 +38516,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceScalarBlockLayoutFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceScalarBlockLayoutFeatures: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     scalarBlockLayout?: VkBool32 | boolean;
   };
   /** Input form of `VkPhysicalDeviceScalarBlockLayoutFeaturesEXT` (alias of VkPhysicalDeviceScalarBlockLayoutFeatures). */
@@ -38557,7 +38524,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceSchedulingControlsDispatchParametersPropertiesARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceSchedulingControlsDispatchParametersPropertiesARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     schedulingControlsMaxWarpsCount?: number;
     schedulingControlsMaxQueuedBatchesCount?: number;
     schedulingControlsMaxWorkGroupBatchSize?: number;
@@ -38565,19 +38532,19 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceSchedulingControlsFeaturesARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceSchedulingControlsFeaturesARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     schedulingControls?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceSchedulingControlsPropertiesARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceSchedulingControlsPropertiesARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     schedulingControlsFlags?: VkPhysicalDeviceSchedulingControlsFlagsARM;
   };
   /** `VkPhysicalDeviceSeparateDepthStencilLayoutsFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceSeparateDepthStencilLayoutsFeatures: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     separateDepthStencilLayouts?: VkBool32 | boolean;
   };
   /** Input form of `VkPhysicalDeviceSeparateDepthStencilLayoutsFeaturesKHR` (alias of VkPhysicalDeviceSeparateDepthStencilLayoutsFeatures). */
@@ -38586,31 +38553,31 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceShader64BitIndexingFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShader64BitIndexingFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     shader64BitIndexing?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceShaderAbortFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderAbortFeaturesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     shaderAbort?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceShaderAbortPropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderAbortPropertiesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maxShaderAbortMessageSize?: bigint | number;
   };
   /** `VkPhysicalDeviceShaderAtomicFloat16VectorFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderAtomicFloat16VectorFeaturesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     shaderFloat16VectorAtomics?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     shaderBufferFloat16Atomics?: VkBool32 | boolean;
     shaderBufferFloat16AtomicAdd?: VkBool32 | boolean;
     shaderBufferFloat16AtomicMinMax?: VkBool32 | boolean;
@@ -38627,7 +38594,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceShaderAtomicFloatFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderAtomicFloatFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     shaderBufferFloat32Atomics?: VkBool32 | boolean;
     shaderBufferFloat32AtomicAdd?: VkBool32 | boolean;
     shaderBufferFloat64Atomics?: VkBool32 | boolean;
@@ -38644,7 +38611,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceShaderAtomicInt64Features` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderAtomicInt64Features: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     shaderBufferInt64Atomics?: VkBool32 | boolean;
     shaderSharedInt64Atomics?: VkBool32 | boolean;
   };
@@ -38653,7 +38620,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceShaderBfloat16FeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderBfloat16FeaturesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     shaderBFloat16Type?: VkBool32 | boolean;
     shaderBFloat16DotProduct?: VkBool32 | boolean;
     shaderBFloat16CooperativeMatrix?: VkBool32 | boolean;
@@ -38661,26 +38628,26 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceShaderClockFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderClockFeaturesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     shaderSubgroupClock?: VkBool32 | boolean;
     shaderDeviceClock?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceShaderConstantDataFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderConstantDataFeaturesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     shaderConstantData?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceShaderCoreBuiltinsFeaturesARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderCoreBuiltinsFeaturesARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     shaderCoreBuiltins?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceShaderCoreBuiltinsPropertiesARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderCoreBuiltinsPropertiesARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     shaderCoreMask?: bigint | number;
     shaderCoreCount?: number;
     shaderWarpsPerCore?: number;
@@ -38688,14 +38655,14 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceShaderCoreProperties2AMD` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderCoreProperties2AMD: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     shaderCoreFeatures?: VkShaderCorePropertiesFlagsAMD;
     activeComputeUnitCount?: number;
   };
   /** `VkPhysicalDeviceShaderCorePropertiesAMD` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderCorePropertiesAMD: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     shaderEngineCount?: number;
     shaderArraysPerEngineCount?: number;
     computeUnitsPerShaderArray?: number;
@@ -38714,7 +38681,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceShaderCorePropertiesARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderCorePropertiesARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     pixelRate?: number;
     texelRate?: number;
     fmaRate?: number;
@@ -38722,7 +38689,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceShaderDemoteToHelperInvocationFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderDemoteToHelperInvocationFeatures: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     shaderDemoteToHelperInvocation?: VkBool32 | boolean;
   };
   /** Input form of `VkPhysicalDeviceShaderDemoteToHelperInvocationFeaturesEXT` (alias of VkPhysicalDeviceShaderDemoteToHelperInvocationFeatures). */
@@ -38733,26 +38700,26 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceShaderDrawParametersFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderDrawParametersFeatures: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     shaderDrawParameters?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceShaderEarlyAndLateFragmentTestsFeaturesAMD` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderEarlyAndLateFragmentTestsFeaturesAMD: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     shaderEarlyAndLateFragmentTests?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceShaderEnqueueFeaturesAMDX` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderEnqueueFeaturesAMDX: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     shaderEnqueue?: VkBool32 | boolean;
     shaderMeshEnqueue?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceShaderEnqueuePropertiesAMDX` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderEnqueuePropertiesAMDX: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maxExecutionGraphDepth?: number;
     maxExecutionGraphShaderOutputNodes?: number;
     maxExecutionGraphShaderPayloadSize?: number;
@@ -38764,7 +38731,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceShaderExpectAssumeFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderExpectAssumeFeatures: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     shaderExpectAssume?: VkBool32 | boolean;
   };
   /** Input form of `VkPhysicalDeviceShaderExpectAssumeFeaturesKHR` (alias of VkPhysicalDeviceShaderExpectAssumeFeatures). */
@@ -38772,7 +38739,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceShaderFloat16Int8Features` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderFloat16Int8Features: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     shaderFloat16?: VkBool32 | boolean;
     shaderInt8?: VkBool32 | boolean;
   };
@@ -38781,14 +38748,14 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceShaderFloat8FeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderFloat8FeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     shaderFloat8?: VkBool32 | boolean;
     shaderFloat8CooperativeMatrix?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceShaderFloatControls2Features` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderFloatControls2Features: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     shaderFloatControls2?: VkBool32 | boolean;
   };
   /** Input form of `VkPhysicalDeviceShaderFloatControls2FeaturesKHR` (alias of VkPhysicalDeviceShaderFloatControls2Features). */
@@ -38797,7 +38764,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceShaderFmaFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderFmaFeaturesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     shaderFmaFloat16?: VkBool32 | boolean;
     shaderFmaFloat32?: VkBool32 | boolean;
     shaderFmaFloat64?: VkBool32 | boolean;
@@ -38805,33 +38772,33 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceShaderImageAtomicInt64FeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderImageAtomicInt64FeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     shaderImageInt64Atomics?: VkBool32 | boolean;
     sparseImageInt64Atomics?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceShaderImageFootprintFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderImageFootprintFeaturesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     imageFootprint?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceShaderInstrumentationFeaturesARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderInstrumentationFeaturesARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     shaderInstrumentation?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceShaderInstrumentationPropertiesARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderInstrumentationPropertiesARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     numMetrics?: number;
     perBasicBlockGranularity?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceShaderIntegerDotProductFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderIntegerDotProductFeatures: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     shaderIntegerDotProduct?: VkBool32 | boolean;
   };
   /** Input form of `VkPhysicalDeviceShaderIntegerDotProductFeaturesKHR` (alias of VkPhysicalDeviceShaderIntegerDotProductFeatures). */
@@ -38840,7 +38807,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceShaderIntegerDotProductProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderIntegerDotProductProperties: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     integerDotProduct8BitUnsignedAccelerated?: VkBool32 | boolean;
     integerDotProduct8BitSignedAccelerated?: VkBool32 | boolean;
     integerDotProduct8BitMixedSignednessAccelerated?: VkBool32 | boolean;
@@ -38878,31 +38845,31 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceShaderIntegerFunctions2FeaturesINTEL` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderIntegerFunctions2FeaturesINTEL: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     shaderIntegerFunctions2?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceShaderLongVectorFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderLongVectorFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     longVector?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceShaderLongVectorPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderLongVectorPropertiesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maxVectorComponents?: number;
   };
   /** `VkPhysicalDeviceShaderMaximalReconvergenceFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderMaximalReconvergenceFeaturesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     shaderMaximalReconvergence?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceShaderMixedFloatDotProductFeaturesVALVE` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderMixedFloatDotProductFeaturesVALVE: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     shaderMixedFloatDotProductFloat16AccFloat32?: VkBool32 | boolean;
     shaderMixedFloatDotProductFloat16AccFloat16?: VkBool32 | boolean;
     shaderMixedFloatDotProductBFloat16Acc?: VkBool32 | boolean;
@@ -38911,31 +38878,31 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceShaderModuleIdentifierFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderModuleIdentifierFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     shaderModuleIdentifier?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceShaderModuleIdentifierPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderModuleIdentifierPropertiesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     shaderModuleIdentifierAlgorithmUUID?: readonly number[] | ArrayBufferView;
   };
   /** `VkPhysicalDeviceShaderMultipleWaitQueuesFeaturesQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderMultipleWaitQueuesFeaturesQCOM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     shaderMultipleWaitQueues?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceShaderMultipleWaitQueuesPropertiesQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderMultipleWaitQueuesPropertiesQCOM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maxShaderWaitQueues?: number;
   };
   /** `VkPhysicalDeviceShaderOCPMicroscalingTypesFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderOCPMicroscalingTypesFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     shaderFloat4?: VkBool32 | boolean;
     shaderFloat6?: VkBool32 | boolean;
     shaderFloat8UnsignedE8M0?: VkBool32 | boolean;
@@ -38944,63 +38911,63 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceShaderObjectFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderObjectFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     shaderObject?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceShaderObjectPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderObjectPropertiesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     shaderBinaryUUID?: readonly number[] | ArrayBufferView;
     shaderBinaryVersion?: number;
   };
   /** `VkPhysicalDeviceShaderQuadControlFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderQuadControlFeaturesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     shaderQuadControl?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceShaderRelaxedExtendedInstructionFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderRelaxedExtendedInstructionFeaturesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     shaderRelaxedExtendedInstruction?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceShaderReplicatedCompositesFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderReplicatedCompositesFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     shaderReplicatedComposites?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceShaderSMBuiltinsFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderSMBuiltinsFeaturesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     shaderSMBuiltins?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceShaderSMBuiltinsPropertiesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderSMBuiltinsPropertiesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     shaderSMCount?: number;
     shaderWarpsPerSM?: number;
   };
   /** `VkPhysicalDeviceShaderSplitBarrierFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderSplitBarrierFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     shaderSplitBarrier?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceShaderSplitBarrierPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderSplitBarrierPropertiesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     splitBarrierReservedSharedMemory?: number;
   };
   /** `VkPhysicalDeviceShaderSubgroupExtendedTypesFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderSubgroupExtendedTypesFeatures: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     shaderSubgroupExtendedTypes?: VkBool32 | boolean;
   };
   /** Input form of `VkPhysicalDeviceShaderSubgroupExtendedTypesFeaturesKHR` (alias of VkPhysicalDeviceShaderSubgroupExtendedTypesFeatures). */
@@ -39009,13 +38976,13 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceShaderSubgroupPartitionedFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderSubgroupPartitionedFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     shaderSubgroupPartitioned?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceShaderSubgroupRotateFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderSubgroupRotateFeatures: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     shaderSubgroupRotate?: VkBool32 | boolean;
     shaderSubgroupRotateClustered?: VkBool32 | boolean;
   };
@@ -39025,13 +38992,13 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceShaderSubgroupUniformControlFlowFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderSubgroupUniformControlFlowFeaturesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     shaderSubgroupUniformControlFlow?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceShaderTerminateInvocationFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderTerminateInvocationFeatures: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     shaderTerminateInvocation?: VkBool32 | boolean;
   };
   /** Input form of `VkPhysicalDeviceShaderTerminateInvocationFeaturesKHR` (alias of VkPhysicalDeviceShaderTerminateInvocationFeatures). */
@@ -39040,7 +39007,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceShaderTileImageFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderTileImageFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     shaderTileImageColorReadAccess?: VkBool32 | boolean;
     shaderTileImageDepthReadAccess?: VkBool32 | boolean;
     shaderTileImageStencilReadAccess?: VkBool32 | boolean;
@@ -39048,7 +39015,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceShaderTileImagePropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderTileImagePropertiesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     shaderTileImageCoherentReadAccelerated?: VkBool32 | boolean;
     shaderTileImageReadSampleFromPixelRateInvocation?: VkBool32 | boolean;
     shaderTileImageReadFromHelperInvocation?: VkBool32 | boolean;
@@ -39056,26 +39023,26 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceShaderUniformBufferUnsizedArrayFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderUniformBufferUnsizedArrayFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     shaderUniformBufferUnsizedArray?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceShaderUntypedPointersFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShaderUntypedPointersFeaturesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     shaderUntypedPointers?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceShadingRateImageFeaturesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShadingRateImageFeaturesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     shadingRateImage?: VkBool32 | boolean;
     shadingRateCoarseSampleOrder?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceShadingRateImagePropertiesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceShadingRateImagePropertiesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     shadingRateTexelSize?: VkStructInputs["VkExtent2D"];
     shadingRatePaletteSize?: number;
     shadingRateMaxCoarseSamples?: number;
@@ -39103,7 +39070,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceSubgroupProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceSubgroupProperties: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     subgroupSize?: number;
     supportedStages?: VkShaderStageFlags;
     supportedOperations?: VkSubgroupFeatureFlags;
@@ -39112,7 +39079,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceSubgroupSizeControlFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceSubgroupSizeControlFeatures: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     subgroupSizeControl?: VkBool32 | boolean;
     computeFullSubgroups?: VkBool32 | boolean;
   };
@@ -39122,7 +39089,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceSubgroupSizeControlProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceSubgroupSizeControlProperties: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     minSubgroupSize?: number;
     maxSubgroupSize?: number;
     maxComputeWorkgroupSubgroups?: number;
@@ -39134,19 +39101,19 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceSubpassMergeFeedbackFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceSubpassMergeFeedbackFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     subpassMergeFeedback?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceSubpassShadingFeaturesHUAWEI` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceSubpassShadingFeaturesHUAWEI: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     subpassShading?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceSubpassShadingPropertiesHUAWEI` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceSubpassShadingPropertiesHUAWEI: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maxSubpassShadingWorkgroupSizeAspectRatio?: number;
   };
   /** `VkPhysicalDeviceSurfaceInfo2KHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -39161,13 +39128,13 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceSwapchainMaintenance1FeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceSwapchainMaintenance1FeaturesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     swapchainMaintenance1?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceSynchronization2Features` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceSynchronization2Features: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     synchronization2?: VkBool32 | boolean;
   };
   /** Input form of `VkPhysicalDeviceSynchronization2FeaturesKHR` (alias of VkPhysicalDeviceSynchronization2Features). */
@@ -39175,7 +39142,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceTensorFeaturesARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceTensorFeaturesARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     tensorNonPacked?: VkBool32 | boolean;
     shaderTensorAccess?: VkBool32 | boolean;
     shaderStorageTensorArrayDynamicIndexing?: VkBool32 | boolean;
@@ -39186,7 +39153,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceTensorPropertiesARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceTensorPropertiesARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maxTensorDimensionCount?: number;
     maxTensorElements?: bigint | number;
     maxPerDimensionTensorElements?: bigint | number;
@@ -39204,13 +39171,13 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceTexelBufferAlignmentFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceTexelBufferAlignmentFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     texelBufferAlignment?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceTexelBufferAlignmentProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceTexelBufferAlignmentProperties: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     storageTexelBufferOffsetAlignmentBytes?: VkDeviceSize | number;
     storageTexelBufferOffsetSingleTexelAlignment?: VkBool32 | boolean;
     uniformTexelBufferOffsetAlignmentBytes?: VkDeviceSize | number;
@@ -39222,13 +39189,13 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceTextureCompressionASTC3DFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceTextureCompressionASTC3DFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     textureCompressionASTC_3D?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceTextureCompressionASTCHDRFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceTextureCompressionASTCHDRFeatures: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     textureCompressionASTC_HDR?: VkBool32 | boolean;
   };
   /** Input form of `VkPhysicalDeviceTextureCompressionASTCHDRFeaturesEXT` (alias of VkPhysicalDeviceTextureCompressionASTCHDRFeatures). */
@@ -39237,32 +39204,32 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceThrottleHintFeaturesSEC` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceThrottleHintFeaturesSEC: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     throttleHint?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceTileMemoryHeapFeaturesQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceTileMemoryHeapFeaturesQCOM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     tileMemoryHeap?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceTileMemoryHeapPropertiesQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceTileMemoryHeapPropertiesQCOM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     queueSubmitBoundary?: VkBool32 | boolean;
     tileBufferTransfers?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceTilePropertiesFeaturesQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceTilePropertiesFeaturesQCOM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     tileProperties?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceTileShadingFeaturesQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceTileShadingFeaturesQCOM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     tileShading?: VkBool32 | boolean;
     tileShadingFragmentStage?: VkBool32 | boolean;
     tileShadingColorAttachments?: VkBool32 | boolean;
@@ -39281,7 +39248,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceTileShadingPropertiesQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceTileShadingPropertiesQCOM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maxApronSize?: number;
     preferNonCoherent?: VkBool32 | boolean;
     tileGranularity?: VkStructInputs["VkExtent2D"];
@@ -39290,7 +39257,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceTimelineSemaphoreFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceTimelineSemaphoreFeatures: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     timelineSemaphore?: VkBool32 | boolean;
   };
   /** Input form of `VkPhysicalDeviceTimelineSemaphoreFeaturesKHR` (alias of VkPhysicalDeviceTimelineSemaphoreFeatures). */
@@ -39298,7 +39265,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceTimelineSemaphoreProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceTimelineSemaphoreProperties: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maxTimelineSemaphoreValueDifference?: bigint | number;
   };
   /** Input form of `VkPhysicalDeviceTimelineSemaphorePropertiesKHR` (alias of VkPhysicalDeviceTimelineSemaphoreProperties). */
@@ -39307,7 +39274,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceToolProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceToolProperties: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     name?: string;
     version?: string;
     purposes?: VkToolPurposeFlags;
@@ -39319,14 +39286,14 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceTransformFeedbackFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceTransformFeedbackFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     transformFeedback?: VkBool32 | boolean;
     geometryStreams?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceTransformFeedbackPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceTransformFeedbackPropertiesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maxTransformFeedbackStreams?: number;
     maxTransformFeedbackBuffers?: number;
     maxTransformFeedbackBufferSize?: VkDeviceSize | number;
@@ -39341,14 +39308,14 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceUnifiedImageLayoutsFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceUnifiedImageLayoutsFeaturesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     unifiedImageLayouts?: VkBool32 | boolean;
     unifiedImageLayoutsVideo?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceUniformBufferStandardLayoutFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceUniformBufferStandardLayoutFeatures: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     uniformBufferStandardLayout?: VkBool32 | boolean;
   };
   /** Input form of `VkPhysicalDeviceUniformBufferStandardLayoutFeaturesKHR` (alias of VkPhysicalDeviceUniformBufferStandardLayoutFeatures). */
@@ -39361,7 +39328,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceVariablePointersFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceVariablePointersFeatures: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     variablePointersStorageBuffer?: VkBool32 | boolean;
     variablePointers?: VkBool32 | boolean;
   };
@@ -39370,7 +39337,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceVertexAttributeDivisorFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceVertexAttributeDivisorFeatures: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     vertexAttributeInstanceRateDivisor?: VkBool32 | boolean;
     vertexAttributeInstanceRateZeroDivisor?: VkBool32 | boolean;
   };
@@ -39383,14 +39350,14 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceVertexAttributeDivisorProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceVertexAttributeDivisorProperties: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maxVertexAttribDivisor?: number;
     supportsNonZeroFirstInstance?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceVertexAttributeDivisorPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceVertexAttributeDivisorPropertiesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maxVertexAttribDivisor?: number;
   };
   /** Input form of `VkPhysicalDeviceVertexAttributeDivisorPropertiesKHR` (alias of VkPhysicalDeviceVertexAttributeDivisorProperties). */
@@ -39399,59 +39366,59 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceVertexAttributeRobustnessFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceVertexAttributeRobustnessFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     vertexAttributeRobustness?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceVertexInputDynamicStateFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceVertexInputDynamicStateFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     vertexInputDynamicState?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceVideoDecodeVP9FeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceVideoDecodeVP9FeaturesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     videoDecodeVP9?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceVideoEncodeAV1FeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceVideoEncodeAV1FeaturesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     videoEncodeAV1?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceVideoEncodeFeedback2FeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceVideoEncodeFeedback2FeaturesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     videoEncodeFeedback2?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceVideoEncodeIntraRefreshFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceVideoEncodeIntraRefreshFeaturesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     videoEncodeIntraRefresh?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceVideoEncodeQualityLevelInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceVideoEncodeQualityLevelInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     pVideoProfile:
       | VkStructInputs["VkVideoProfileInfoKHR"]
       | readonly VkStructInputs["VkVideoProfileInfoKHR"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     qualityLevel?: number;
   };
   /** `VkPhysicalDeviceVideoEncodeQuantizationMapFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceVideoEncodeQuantizationMapFeaturesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     videoEncodeQuantizationMap?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceVideoEncodeRgbConversionFeaturesVALVE` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceVideoEncodeRgbConversionFeaturesVALVE: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     videoEncodeRgbConversion?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceVideoFormatInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -39463,19 +39430,19 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceVideoMaintenance1FeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceVideoMaintenance1FeaturesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     videoMaintenance1?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceVideoMaintenance2FeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceVideoMaintenance2FeaturesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     videoMaintenance2?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceVulkan11Features` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceVulkan11Features: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     storageBuffer16BitAccess?: VkBool32 | boolean;
     uniformAndStorageBuffer16BitAccess?: VkBool32 | boolean;
     storagePushConstant16?: VkBool32 | boolean;
@@ -39492,7 +39459,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceVulkan11Properties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceVulkan11Properties: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     deviceUUID?: readonly number[] | ArrayBufferView;
     driverUUID?: readonly number[] | ArrayBufferView;
     deviceLUID?: readonly number[] | ArrayBufferView;
@@ -39512,7 +39479,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceVulkan12Features` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceVulkan12Features: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     samplerMirrorClampToEdge?: VkBool32 | boolean;
     drawIndirectCount?: VkBool32 | boolean;
     storageBuffer8BitAccess?: VkBool32 | boolean;
@@ -39564,7 +39531,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceVulkan12Properties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceVulkan12Properties: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     driverID?: VkDriverId;
     driverName?: string;
     driverInfo?: string;
@@ -39621,7 +39588,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceVulkan13Features` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceVulkan13Features: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     robustImageAccess?: VkBool32 | boolean;
     inlineUniformBlock?: VkBool32 | boolean;
     descriptorBindingInlineUniformBlockUpdateAfterBind?: VkBool32 | boolean;
@@ -39641,7 +39608,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceVulkan13Properties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceVulkan13Properties: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     minSubgroupSize?: number;
     maxSubgroupSize?: number;
     maxComputeWorkgroupSubgroups?: number;
@@ -39691,7 +39658,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceVulkan14Features` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceVulkan14Features: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     globalPriorityQuery?: VkBool32 | boolean;
     shaderSubgroupRotate?: VkBool32 | boolean;
     shaderSubgroupRotateClustered?: VkBool32 | boolean;
@@ -39717,7 +39684,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceVulkan14Properties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceVulkan14Properties: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     lineSubPixelPrecisionBits?: number;
     maxVertexAttribDivisor?: number;
     supportsNonZeroFirstInstance?: VkBool32 | boolean;
@@ -39738,16 +39705,16 @@ export interface VkStructInputs {
     defaultRobustnessVertexInputs?: VkPipelineRobustnessBufferBehavior;
     defaultRobustnessImages?: VkPipelineRobustnessImageBehavior;
     copySrcLayoutCount?: number;
-    pCopySrcLayouts?: readonly VkImageLayout[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pCopySrcLayouts?: readonly VkImageLayout[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     copyDstLayoutCount?: number;
-    pCopyDstLayouts?: readonly VkImageLayout[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pCopyDstLayouts?: readonly VkImageLayout[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     optimalTilingLayoutUUID?: readonly number[] | ArrayBufferView;
     identicalMemoryTypeRequirements?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceVulkanMemoryModelFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceVulkanMemoryModelFeatures: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     vulkanMemoryModel?: VkBool32 | boolean;
     vulkanMemoryModelDeviceScope?: VkBool32 | boolean;
     vulkanMemoryModelAvailabilityVisibilityChains?: VkBool32 | boolean;
@@ -39757,13 +39724,13 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceVulkanSC10Features` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceVulkanSC10Features: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     shaderAtomicInstructions?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceVulkanSC10Properties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceVulkanSC10Properties: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     deviceNoDynamicHostAllocations?: VkBool32 | boolean;
     deviceDestroyFreesMemory?: VkBool32 | boolean;
     commandPoolMultipleCommandBuffersRecording?: VkBool32 | boolean;
@@ -39786,7 +39753,7 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceWorkgroupMemoryExplicitLayoutFeaturesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceWorkgroupMemoryExplicitLayoutFeaturesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     workgroupMemoryExplicitLayout?: VkBool32 | boolean;
     workgroupMemoryExplicitLayoutScalarBlockLayout?: VkBool32 | boolean;
     workgroupMemoryExplicitLayout8BitAccess?: VkBool32 | boolean;
@@ -39795,31 +39762,31 @@ export interface VkStructInputs {
   /** `VkPhysicalDeviceYcbcr2Plane444FormatsFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceYcbcr2Plane444FormatsFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     ycbcr2plane444Formats?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceYcbcrDegammaFeaturesQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceYcbcrDegammaFeaturesQCOM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     ycbcrDegamma?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceYcbcrImageArraysFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceYcbcrImageArraysFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     ycbcrImageArrays?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceZeroInitializeDeviceMemoryFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceZeroInitializeDeviceMemoryFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     zeroInitializeDeviceMemory?: VkBool32 | boolean;
   };
   /** `VkPhysicalDeviceZeroInitializeWorkgroupMemoryFeatures` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPhysicalDeviceZeroInitializeWorkgroupMemoryFeatures: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     shaderZeroInitializeWorkgroupMemory?: VkBool32 | boolean;
   };
   /** Input form of `VkPhysicalDeviceZeroInitializeWorkgroupMemoryFeaturesKHR` (alias of VkPhysicalDeviceZeroInitializeWorkgroupMemoryFeatures). */
@@ -39828,54 +39795,54 @@ export interface VkStructInputs {
   /** `VkPipelineBinaryCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineBinaryCreateInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     pKeysAndDataInfo?:
       | VkStructInputs["VkPipelineBinaryKeysAndDataKHR"]
       | readonly VkStructInputs["VkPipelineBinaryKeysAndDataKHR"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     pipeline?: VkPipeline | null;
     pPipelineCreateInfo?:
       | VkStructInputs["VkPipelineCreateInfoKHR"]
       | readonly VkStructInputs["VkPipelineCreateInfoKHR"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkPipelineBinaryDataInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineBinaryDataInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     pipelineBinary: VkPipelineBinaryKHR | null;
   };
   /** `VkPipelineBinaryDataKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineBinaryDataKHR: {
     dataSize?: bigint | number;
-    pData: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    pData: VkRawPointer | ArrayBufferView | ArrayBuffer;
   };
   /** `VkPipelineBinaryHandlesInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineBinaryHandlesInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     pipelineBinaryCount?: number;
     pPipelineBinaries?:
       | readonly (VkPipelineBinaryKHR | null)[]
       | ArrayBufferView
       | ArrayBuffer
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkPipelineBinaryInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineBinaryInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     binaryCount?: number;
     pPipelineBinaries?:
       | readonly (VkPipelineBinaryKHR | null)[]
       | ArrayBufferView
       | ArrayBuffer
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkPipelineBinaryKeyKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineBinaryKeyKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     keySize?: number;
     key?: readonly number[] | ArrayBufferView;
   };
@@ -39885,19 +39852,19 @@ export interface VkStructInputs {
     pPipelineBinaryKeys:
       | VkStructInputs["VkPipelineBinaryKeyKHR"]
       | readonly VkStructInputs["VkPipelineBinaryKeyKHR"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     pPipelineBinaryData:
       | VkStructInputs["VkPipelineBinaryDataKHR"]
       | readonly VkStructInputs["VkPipelineBinaryDataKHR"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkPipelineCacheCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineCacheCreateInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkPipelineCacheCreateFlags;
     initialDataSize?: bigint | number;
-    pInitialData?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    pInitialData?: VkRawPointer | ArrayBufferView | ArrayBuffer;
   };
   /** `VkPipelineCacheHeaderVersionDataGraphQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineCacheHeaderVersionDataGraphQCOM: {
@@ -39942,7 +39909,7 @@ export interface VkStructInputs {
   /** `VkPipelineColorBlendAdvancedStateCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineColorBlendAdvancedStateCreateInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     srcPremultiplied?: VkBool32 | boolean;
     dstPremultiplied?: VkBool32 | boolean;
     blendOverlap?: VkBlendOverlapEXT;
@@ -39969,43 +39936,43 @@ export interface VkStructInputs {
     pAttachments?:
       | VkStructInputs["VkPipelineColorBlendAttachmentState"]
       | readonly VkStructInputs["VkPipelineColorBlendAttachmentState"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     blendConstants?: readonly number[] | ArrayBufferView;
   };
   /** `VkPipelineColorWriteCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineColorWriteCreateInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     attachmentCount?: number;
-    pColorWriteEnables?: readonly (VkBool32 | boolean)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pColorWriteEnables?: readonly (VkBool32 | boolean)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkPipelineCompilerControlCreateInfoAMD` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineCompilerControlCreateInfoAMD: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     compilerControlFlags?: VkPipelineCompilerControlFlagsAMD;
   };
   /** `VkPipelineCoverageModulationStateCreateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineCoverageModulationStateCreateInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkPipelineCoverageModulationStateCreateFlagsNV;
     coverageModulationMode?: VkCoverageModulationModeNV;
     coverageModulationTableEnable?: VkBool32 | boolean;
     coverageModulationTableCount?: number;
-    pCoverageModulationTable?: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pCoverageModulationTable?: readonly number[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkPipelineCoverageReductionStateCreateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineCoverageReductionStateCreateInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkPipelineCoverageReductionStateCreateFlagsNV;
     coverageReductionMode?: VkCoverageReductionModeNV;
   };
   /** `VkPipelineCoverageToColorStateCreateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineCoverageToColorStateCreateInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkPipelineCoverageToColorStateCreateFlagsNV;
     coverageToColorEnable?: VkBool32 | boolean;
     coverageToColorLocation?: number;
@@ -40013,7 +39980,7 @@ export interface VkStructInputs {
   /** `VkPipelineCreateFlags2CreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineCreateFlags2CreateInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkPipelineCreateFlags2;
   };
   /** Input form of `VkPipelineCreateFlags2CreateInfoKHR` (alias of VkPipelineCreateFlags2CreateInfo). */
@@ -40021,7 +39988,7 @@ export interface VkStructInputs {
   /** `VkPipelineCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineCreateInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
   };
   /** `VkPipelineCreationFeedback` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineCreationFeedback: {
@@ -40031,16 +39998,16 @@ export interface VkStructInputs {
   /** `VkPipelineCreationFeedbackCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineCreationFeedbackCreateInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     pPipelineCreationFeedback:
       | VkStructInputs["VkPipelineCreationFeedback"]
       | readonly VkStructInputs["VkPipelineCreationFeedback"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     pipelineStageCreationFeedbackCount?: number;
     pPipelineStageCreationFeedbacks?:
       | VkStructInputs["VkPipelineCreationFeedback"]
       | readonly VkStructInputs["VkPipelineCreationFeedback"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** Input form of `VkPipelineCreationFeedbackCreateInfoEXT` (alias of VkPipelineCreationFeedbackCreateInfo). */
   VkPipelineCreationFeedbackCreateInfoEXT: VkStructInputs["VkPipelineCreationFeedbackCreateInfo"];
@@ -40049,7 +40016,7 @@ export interface VkStructInputs {
   /** `VkPipelineDepthStencilStateCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineDepthStencilStateCreateInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkPipelineDepthStencilStateCreateFlags;
     depthTestEnable?: VkBool32 | boolean;
     depthWriteEnable?: VkBool32 | boolean;
@@ -40064,44 +40031,41 @@ export interface VkStructInputs {
   /** `VkPipelineDiscardRectangleStateCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineDiscardRectangleStateCreateInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkPipelineDiscardRectangleStateCreateFlagsEXT;
     discardRectangleMode?: VkDiscardRectangleModeEXT;
     discardRectangleCount?: number;
-    pDiscardRectangles?:
-      | VkStructInputs["VkRect2D"]
-      | readonly VkStructInputs["VkRect2D"][]
-      | Deno.PointerValue;
+    pDiscardRectangles?: VkStructInputs["VkRect2D"] | readonly VkStructInputs["VkRect2D"][] | VkRawPointer;
   };
   /** `VkPipelineDynamicStateCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineDynamicStateCreateInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkPipelineDynamicStateCreateFlags;
     dynamicStateCount?: number;
-    pDynamicStates?: readonly VkDynamicState[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pDynamicStates?: readonly VkDynamicState[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkPipelineExecutableInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineExecutableInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     pipeline: VkPipeline | null;
     executableIndex?: number;
   };
   /** `VkPipelineExecutableInternalRepresentationKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineExecutableInternalRepresentationKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     name?: string;
     description?: string;
     isText?: VkBool32 | boolean;
     dataSize?: bigint | number;
-    pData?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    pData?: VkRawPointer | ArrayBufferView | ArrayBuffer;
   };
   /** `VkPipelineExecutablePropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineExecutablePropertiesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     stages?: VkShaderStageFlags;
     name?: string;
     description?: string;
@@ -40110,7 +40074,7 @@ export interface VkStructInputs {
   /** `VkPipelineExecutableStatisticKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineExecutableStatisticKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     name?: string;
     description?: string;
     format?: VkPipelineExecutableStatisticFormatKHR;
@@ -40126,13 +40090,13 @@ export interface VkStructInputs {
   /** `VkPipelineFragmentDensityMapLayeredCreateInfoVALVE` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineFragmentDensityMapLayeredCreateInfoVALVE: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maxFragmentDensityMapLayers?: number;
   };
   /** `VkPipelineFragmentShadingRateEnumStateCreateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineFragmentShadingRateEnumStateCreateInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     shadingRateType?: VkFragmentShadingRateTypeNV;
     shadingRate?: VkFragmentShadingRateNV;
     combinerOps?: readonly VkFragmentShadingRateCombinerOpKHR[] | ArrayBufferView;
@@ -40140,14 +40104,14 @@ export interface VkStructInputs {
   /** `VkPipelineFragmentShadingRateStateCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineFragmentShadingRateStateCreateInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     fragmentSize?: VkStructInputs["VkExtent2D"];
     combinerOps?: readonly VkFragmentShadingRateCombinerOpKHR[] | ArrayBufferView;
   };
   /** `VkPipelineIndirectDeviceAddressInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineIndirectDeviceAddressInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     pipelineBindPoint?: VkPipelineBindPoint;
     pipeline: VkPipeline | null;
   };
@@ -40156,13 +40120,13 @@ export interface VkStructInputs {
   /** `VkPipelineInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     pipeline: VkPipeline | null;
   };
   /** `VkPipelineInputAssemblyStateCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineInputAssemblyStateCreateInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkPipelineInputAssemblyStateCreateFlags;
     topology?: VkPrimitiveTopology;
     primitiveRestartEnable?: VkBool32 | boolean;
@@ -40170,26 +40134,22 @@ export interface VkStructInputs {
   /** `VkPipelineLayoutCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineLayoutCreateInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkPipelineLayoutCreateFlags;
     setLayoutCount?: number;
-    pSetLayouts?:
-      | readonly (VkDescriptorSetLayout | null)[]
-      | ArrayBufferView
-      | ArrayBuffer
-      | Deno.PointerValue;
+    pSetLayouts?: readonly (VkDescriptorSetLayout | null)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     pushConstantRangeCount?: number;
     pPushConstantRanges?:
       | VkStructInputs["VkPushConstantRange"]
       | readonly VkStructInputs["VkPushConstantRange"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkPipelineLibraryCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineLibraryCreateInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     libraryCount?: number;
-    pLibraries?: readonly (VkPipeline | null)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pLibraries?: readonly (VkPipeline | null)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkPipelineMultisampleStateCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineMultisampleStateCreateInfo: {
@@ -40199,14 +40159,14 @@ export interface VkStructInputs {
     rasterizationSamples: VkSampleCountFlagBits;
     sampleShadingEnable?: VkBool32 | boolean;
     minSampleShading?: number;
-    pSampleMask?: readonly VkSampleMask[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pSampleMask?: readonly VkSampleMask[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     alphaToCoverageEnable?: VkBool32 | boolean;
     alphaToOneEnable?: VkBool32 | boolean;
   };
   /** `VkPipelineOfflineCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineOfflineCreateInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     pipelineIdentifier?: readonly number[] | ArrayBufferView;
     matchControl?: VkPipelineMatchControl;
     poolEntrySize?: VkDeviceSize | number;
@@ -40214,20 +40174,20 @@ export interface VkStructInputs {
   /** `VkPipelinePoolSize` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelinePoolSize: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     poolEntrySize?: VkDeviceSize | number;
     poolEntryCount?: number;
   };
   /** `VkPipelinePropertiesIdentifierEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelinePropertiesIdentifierEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     pipelineIdentifier?: readonly number[] | ArrayBufferView;
   };
   /** `VkPipelineRasterizationConservativeStateCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineRasterizationConservativeStateCreateInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkPipelineRasterizationConservativeStateCreateFlagsEXT;
     conservativeRasterizationMode?: VkConservativeRasterizationModeEXT;
     extraPrimitiveOverestimationSize?: number;
@@ -40235,14 +40195,14 @@ export interface VkStructInputs {
   /** `VkPipelineRasterizationDepthClipStateCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineRasterizationDepthClipStateCreateInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkPipelineRasterizationDepthClipStateCreateFlagsEXT;
     depthClipEnable?: VkBool32 | boolean;
   };
   /** `VkPipelineRasterizationLineStateCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineRasterizationLineStateCreateInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     lineRasterizationMode?: VkLineRasterizationMode;
     stippledLineEnable?: VkBool32 | boolean;
     lineStippleFactor?: number;
@@ -40255,7 +40215,7 @@ export interface VkStructInputs {
   /** `VkPipelineRasterizationProvokingVertexStateCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineRasterizationProvokingVertexStateCreateInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     provokingVertexMode?: VkProvokingVertexModeEXT;
   };
   /** `VkPipelineRasterizationStateCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -40277,23 +40237,23 @@ export interface VkStructInputs {
   /** `VkPipelineRasterizationStateRasterizationOrderAMD` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineRasterizationStateRasterizationOrderAMD: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     rasterizationOrder?: VkRasterizationOrderAMD;
   };
   /** `VkPipelineRasterizationStateStreamCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineRasterizationStateStreamCreateInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkPipelineRasterizationStateStreamCreateFlagsEXT;
     rasterizationStream?: number;
   };
   /** `VkPipelineRenderingCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineRenderingCreateInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     viewMask?: number;
     colorAttachmentCount?: number;
-    pColorAttachmentFormats?: readonly VkFormat[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pColorAttachmentFormats?: readonly VkFormat[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     depthAttachmentFormat?: VkFormat;
     stencilAttachmentFormat?: VkFormat;
   };
@@ -40302,13 +40262,13 @@ export interface VkStructInputs {
   /** `VkPipelineRepresentativeFragmentTestStateCreateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineRepresentativeFragmentTestStateCreateInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     representativeFragmentTestEnable?: VkBool32 | boolean;
   };
   /** `VkPipelineRobustnessCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineRobustnessCreateInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     storageBuffers?: VkPipelineRobustnessBufferBehavior;
     uniformBuffers?: VkPipelineRobustnessBufferBehavior;
     vertexInputs?: VkPipelineRobustnessBufferBehavior;
@@ -40319,7 +40279,7 @@ export interface VkStructInputs {
   /** `VkPipelineSampleLocationsStateCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineSampleLocationsStateCreateInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     sampleLocationsEnable?: VkBool32 | boolean;
     sampleLocationsInfo?: VkStructInputs["VkSampleLocationsInfoEXT"];
   };
@@ -40330,30 +40290,30 @@ export interface VkStructInputs {
     flags?: VkPipelineShaderStageCreateFlags;
     stage: VkShaderStageFlagBits;
     module?: VkShaderModule | null;
-    pName: string | Deno.PointerValue;
+    pName: string | VkRawPointer;
     pSpecializationInfo?:
       | VkStructInputs["VkSpecializationInfo"]
       | readonly VkStructInputs["VkSpecializationInfo"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkPipelineShaderStageModuleIdentifierCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineShaderStageModuleIdentifierCreateInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     identifierSize?: number;
-    pIdentifier?: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pIdentifier?: readonly number[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkPipelineShaderStageNodeCreateInfoAMDX` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineShaderStageNodeCreateInfoAMDX: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
-    pName?: string | Deno.PointerValue;
+    pNext?: VkRawPointer;
+    pName?: string | VkRawPointer;
     index?: number;
   };
   /** `VkPipelineShaderStageRequiredSubgroupSizeCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineShaderStageRequiredSubgroupSizeCreateInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     requiredSubgroupSize?: number;
   };
   /** Input form of `VkPipelineShaderStageRequiredSubgroupSizeCreateInfoEXT` (alias of VkPipelineShaderStageRequiredSubgroupSizeCreateInfo). */
@@ -40362,7 +40322,7 @@ export interface VkStructInputs {
   /** `VkPipelineTessellationDomainOriginStateCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineTessellationDomainOriginStateCreateInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     domainOrigin?: VkTessellationDomainOrigin;
   };
   /** Input form of `VkPipelineTessellationDomainOriginStateCreateInfoKHR` (alias of VkPipelineTessellationDomainOriginStateCreateInfo). */
@@ -40378,12 +40338,12 @@ export interface VkStructInputs {
   /** `VkPipelineVertexInputDivisorStateCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineVertexInputDivisorStateCreateInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     vertexBindingDivisorCount?: number;
     pVertexBindingDivisors:
       | VkStructInputs["VkVertexInputBindingDivisorDescription"]
       | readonly VkStructInputs["VkVertexInputBindingDivisorDescription"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** Input form of `VkPipelineVertexInputDivisorStateCreateInfoEXT` (alias of VkPipelineVertexInputDivisorStateCreateInfo). */
   VkPipelineVertexInputDivisorStateCreateInfoEXT:
@@ -40400,60 +40360,57 @@ export interface VkStructInputs {
     pVertexBindingDescriptions?:
       | VkStructInputs["VkVertexInputBindingDescription"]
       | readonly VkStructInputs["VkVertexInputBindingDescription"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     vertexAttributeDescriptionCount?: number;
     pVertexAttributeDescriptions?:
       | VkStructInputs["VkVertexInputAttributeDescription"]
       | readonly VkStructInputs["VkVertexInputAttributeDescription"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkPipelineViewportCoarseSampleOrderStateCreateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineViewportCoarseSampleOrderStateCreateInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     sampleOrderType?: VkCoarseSampleOrderTypeNV;
     customSampleOrderCount?: number;
     pCustomSampleOrders?:
       | VkStructInputs["VkCoarseSampleOrderCustomNV"]
       | readonly VkStructInputs["VkCoarseSampleOrderCustomNV"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkPipelineViewportDepthClampControlCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineViewportDepthClampControlCreateInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     depthClampMode?: VkDepthClampModeEXT;
     pDepthClampRange?:
       | VkStructInputs["VkDepthClampRangeEXT"]
       | readonly VkStructInputs["VkDepthClampRangeEXT"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkPipelineViewportDepthClipControlCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineViewportDepthClipControlCreateInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     negativeOneToOne?: VkBool32 | boolean;
   };
   /** `VkPipelineViewportExclusiveScissorStateCreateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineViewportExclusiveScissorStateCreateInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     exclusiveScissorCount?: number;
-    pExclusiveScissors?:
-      | VkStructInputs["VkRect2D"]
-      | readonly VkStructInputs["VkRect2D"][]
-      | Deno.PointerValue;
+    pExclusiveScissors?: VkStructInputs["VkRect2D"] | readonly VkStructInputs["VkRect2D"][] | VkRawPointer;
   };
   /** `VkPipelineViewportShadingRateImageStateCreateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineViewportShadingRateImageStateCreateInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     shadingRateImageEnable?: VkBool32 | boolean;
     viewportCount?: number;
     pShadingRatePalettes?:
       | VkStructInputs["VkShadingRatePaletteNV"]
       | readonly VkStructInputs["VkShadingRatePaletteNV"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkPipelineViewportStateCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineViewportStateCreateInfo: {
@@ -40461,62 +40418,62 @@ export interface VkStructInputs {
     pNext?: VkChain<"VkPipelineViewportStateCreateInfo">;
     flags?: VkPipelineViewportStateCreateFlags;
     viewportCount?: number;
-    pViewports?: VkStructInputs["VkViewport"] | readonly VkStructInputs["VkViewport"][] | Deno.PointerValue;
+    pViewports?: VkStructInputs["VkViewport"] | readonly VkStructInputs["VkViewport"][] | VkRawPointer;
     scissorCount?: number;
-    pScissors?: VkStructInputs["VkRect2D"] | readonly VkStructInputs["VkRect2D"][] | Deno.PointerValue;
+    pScissors?: VkStructInputs["VkRect2D"] | readonly VkStructInputs["VkRect2D"][] | VkRawPointer;
   };
   /** `VkPipelineViewportSwizzleStateCreateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineViewportSwizzleStateCreateInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkPipelineViewportSwizzleStateCreateFlagsNV;
     viewportCount?: number;
     pViewportSwizzles:
       | VkStructInputs["VkViewportSwizzleNV"]
       | readonly VkStructInputs["VkViewportSwizzleNV"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkPipelineViewportWScalingStateCreateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineViewportWScalingStateCreateInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     viewportWScalingEnable?: VkBool32 | boolean;
     viewportCount?: number;
     pViewportWScalings?:
       | VkStructInputs["VkViewportWScalingNV"]
       | readonly VkStructInputs["VkViewportWScalingNV"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkPresentFrameTokenGGP` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPresentFrameTokenGGP: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     frameToken?: number;
   };
   /** `VkPresentId2KHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPresentId2KHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     swapchainCount?: number;
-    pPresentIds?: readonly (bigint | number)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pPresentIds?: readonly (bigint | number)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkPresentIdKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPresentIdKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     swapchainCount?: number;
-    pPresentIds?: readonly (bigint | number)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pPresentIds?: readonly (bigint | number)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkPresentInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPresentInfoKHR: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkPresentInfoKHR">;
     waitSemaphoreCount?: number;
-    pWaitSemaphores?: readonly (VkSemaphore | null)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pWaitSemaphores?: readonly (VkSemaphore | null)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     swapchainCount?: number;
-    pSwapchains: readonly (VkSwapchainKHR | null)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
-    pImageIndices: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
-    pResults?: readonly VkResult[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pSwapchains: readonly (VkSwapchainKHR | null)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
+    pImageIndices: readonly number[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
+    pResults?: readonly VkResult[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkPresentRegionKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPresentRegionKHR: {
@@ -40524,17 +40481,17 @@ export interface VkStructInputs {
     pRectangles?:
       | VkStructInputs["VkRectLayerKHR"]
       | readonly VkStructInputs["VkRectLayerKHR"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkPresentRegionsKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPresentRegionsKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     swapchainCount?: number;
     pRegions?:
       | VkStructInputs["VkPresentRegionKHR"]
       | readonly VkStructInputs["VkPresentRegionKHR"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkPresentStageTimeEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPresentStageTimeEXT: {
@@ -40549,17 +40506,17 @@ export interface VkStructInputs {
   /** `VkPresentTimesInfoGOOGLE` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPresentTimesInfoGOOGLE: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     swapchainCount?: number;
     pTimes?:
       | VkStructInputs["VkPresentTimeGOOGLE"]
       | readonly VkStructInputs["VkPresentTimeGOOGLE"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkPresentTimingInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPresentTimingInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkPresentTimingInfoFlagsEXT;
     targetTime?: bigint | number;
     timeDomainId?: bigint | number;
@@ -40569,7 +40526,7 @@ export interface VkStructInputs {
   /** `VkPresentTimingSurfaceCapabilitiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPresentTimingSurfaceCapabilitiesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     presentTimingSupported?: VkBool32 | boolean;
     presentAtAbsoluteTimeSupported?: VkBool32 | boolean;
     presentAtRelativeTimeSupported?: VkBool32 | boolean;
@@ -40578,24 +40535,24 @@ export interface VkStructInputs {
   /** `VkPresentTimingsInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPresentTimingsInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     swapchainCount?: number;
     pTimingInfos?:
       | VkStructInputs["VkPresentTimingInfoEXT"]
       | readonly VkStructInputs["VkPresentTimingInfoEXT"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkPresentWait2InfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPresentWait2InfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     presentId?: bigint | number;
     timeout?: bigint | number;
   };
   /** `VkPrivateDataSlotCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPrivateDataSlotCreateInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags: VkPrivateDataSlotCreateFlags;
   };
   /** Input form of `VkPrivateDataSlotCreateInfoEXT` (alias of VkPrivateDataSlotCreateInfo). */
@@ -40603,13 +40560,13 @@ export interface VkStructInputs {
   /** `VkProtectedSubmitInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkProtectedSubmitInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     protectedSubmit?: VkBool32 | boolean;
   };
   /** `VkPushConstantBankInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPushConstantBankInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     bank?: number;
   };
   /** `VkPushConstantRange` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -40626,7 +40583,7 @@ export interface VkStructInputs {
     stageFlags: VkShaderStageFlags;
     offset?: number;
     size?: number;
-    pValues: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    pValues: VkRawPointer | ArrayBufferView | ArrayBuffer;
   };
   /** Input form of `VkPushConstantsInfoKHR` (alias of VkPushConstantsInfo). */
   VkPushConstantsInfoKHR: VkStructInputs["VkPushConstantsInfo"];
@@ -40648,7 +40605,7 @@ export interface VkStructInputs {
     pDescriptorWrites:
       | VkStructInputs["VkWriteDescriptorSet"]
       | readonly VkStructInputs["VkWriteDescriptorSet"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** Input form of `VkPushDescriptorSetInfoKHR` (alias of VkPushDescriptorSetInfo). */
   VkPushDescriptorSetInfoKHR: VkStructInputs["VkPushDescriptorSetInfo"];
@@ -40659,15 +40616,15 @@ export interface VkStructInputs {
     descriptorUpdateTemplate: VkDescriptorUpdateTemplate | null;
     layout?: VkPipelineLayout | null;
     set?: number;
-    pData: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    pData: VkRawPointer | ArrayBufferView | ArrayBuffer;
   };
   /** Input form of `VkPushDescriptorSetWithTemplateInfoKHR` (alias of VkPushDescriptorSetWithTemplateInfo). */
   VkPushDescriptorSetWithTemplateInfoKHR: VkStructInputs["VkPushDescriptorSetWithTemplateInfo"];
   /** `VkQueryLowLatencySupportNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkQueryLowLatencySupportNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
-    pQueriedLowLatencyData: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    pNext?: VkRawPointer;
+    pQueriedLowLatencyData: VkRawPointer | ArrayBufferView | ArrayBuffer;
   };
   /** `VkQueryPoolCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkQueryPoolCreateInfo: {
@@ -40683,46 +40640,46 @@ export interface VkStructInputs {
   /** `VkQueryPoolPerformanceCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkQueryPoolPerformanceCreateInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     queueFamilyIndex?: number;
     counterIndexCount?: number;
-    pCounterIndices: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pCounterIndices: readonly number[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkQueryPoolPerformanceQueryCreateInfoINTEL` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkQueryPoolPerformanceQueryCreateInfoINTEL: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     performanceCountersSampling?: VkQueryPoolSamplingModeINTEL;
   };
   /** `VkQueryPoolVideoEncodeFeedbackCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkQueryPoolVideoEncodeFeedbackCreateInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     encodeFeedbackFlags: VkVideoEncodeFeedbackFlagsKHR;
   };
   /** `VkQueryPoolVideoEncodePerPartitionFeedbackCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkQueryPoolVideoEncodePerPartitionFeedbackCreateInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maxPerPartitionFeedbackEntries?: number;
     perPartitionEncodeFeedbackFlags?: VkVideoEncodePerPartitionFeedbackFlagsKHR;
   };
   /** `VkQueueFamilyCheckpointProperties2NV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkQueueFamilyCheckpointProperties2NV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     checkpointExecutionStageMask?: VkPipelineStageFlags2;
   };
   /** `VkQueueFamilyCheckpointPropertiesNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkQueueFamilyCheckpointPropertiesNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     checkpointExecutionStageMask?: VkPipelineStageFlags;
   };
   /** `VkQueueFamilyDataGraphOpticalFlowPropertiesARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkQueueFamilyDataGraphOpticalFlowPropertiesARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     supportedOutputGridSizes?: VkDataGraphOpticalFlowGridSizeFlagsARM;
     supportedHintGridSizes?: VkDataGraphOpticalFlowGridSizeFlagsARM;
     hintSupported?: VkBool32 | boolean;
@@ -40735,37 +40692,37 @@ export interface VkStructInputs {
   /** `VkQueueFamilyDataGraphProcessingEnginePropertiesARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkQueueFamilyDataGraphProcessingEnginePropertiesARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     foreignSemaphoreHandleTypes?: VkExternalSemaphoreHandleTypeFlags;
     foreignMemoryHandleTypes?: VkExternalMemoryHandleTypeFlags;
   };
   /** `VkQueueFamilyDataGraphPropertiesARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkQueueFamilyDataGraphPropertiesARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     engine?: VkStructInputs["VkPhysicalDeviceDataGraphProcessingEngineARM"];
     operation?: VkStructInputs["VkPhysicalDeviceDataGraphOperationSupportARM"];
   };
   /** `VkQueueFamilyDataGraphTOSAPropertiesARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkQueueFamilyDataGraphTOSAPropertiesARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     profileCount?: number;
     pProfiles?:
       | VkStructInputs["VkDataGraphTOSANameQualityARM"]
       | readonly VkStructInputs["VkDataGraphTOSANameQualityARM"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     extensionCount?: number;
     pExtensions?:
       | VkStructInputs["VkDataGraphTOSANameQualityARM"]
       | readonly VkStructInputs["VkDataGraphTOSANameQualityARM"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     level?: VkDataGraphTOSALevelARM;
   };
   /** `VkQueueFamilyGlobalPriorityProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkQueueFamilyGlobalPriorityProperties: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     priorityCount?: number;
     priorities?: readonly VkQueueGlobalPriority[] | ArrayBufferView;
   };
@@ -40776,13 +40733,13 @@ export interface VkStructInputs {
   /** `VkQueueFamilyOptimalImageTransferGranularityPropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkQueueFamilyOptimalImageTransferGranularityPropertiesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     optimalImageTransferGranularity?: VkStructInputs["VkExtent3D"];
   };
   /** `VkQueueFamilyOwnershipTransferPropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkQueueFamilyOwnershipTransferPropertiesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     optimalImageTransferToQueueFamilies?: number;
   };
   /** `VkQueueFamilyProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -40803,19 +40760,19 @@ export interface VkStructInputs {
   /** `VkQueueFamilyQueryResultStatusPropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkQueueFamilyQueryResultStatusPropertiesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     queryResultStatusSupport?: VkBool32 | boolean;
   };
   /** `VkQueueFamilyVideoPropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkQueueFamilyVideoPropertiesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     videoCodecOperations?: VkVideoCodecOperationFlagsKHR;
   };
   /** `VkRayTracingPipelineClusterAccelerationStructureCreateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRayTracingPipelineClusterAccelerationStructureCreateInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     allowClusterAccelerationStructure?: VkBool32 | boolean;
   };
   /** `VkRayTracingPipelineCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -40827,25 +40784,25 @@ export interface VkStructInputs {
     pStages?:
       | VkStructInputs["VkPipelineShaderStageCreateInfo"]
       | readonly VkStructInputs["VkPipelineShaderStageCreateInfo"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     groupCount?: number;
     pGroups?:
       | VkStructInputs["VkRayTracingShaderGroupCreateInfoKHR"]
       | readonly VkStructInputs["VkRayTracingShaderGroupCreateInfoKHR"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     maxPipelineRayRecursionDepth?: number;
     pLibraryInfo?:
       | VkStructInputs["VkPipelineLibraryCreateInfoKHR"]
       | readonly VkStructInputs["VkPipelineLibraryCreateInfoKHR"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     pLibraryInterface?:
       | VkStructInputs["VkRayTracingPipelineInterfaceCreateInfoKHR"]
       | readonly VkStructInputs["VkRayTracingPipelineInterfaceCreateInfoKHR"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     pDynamicState?:
       | VkStructInputs["VkPipelineDynamicStateCreateInfo"]
       | readonly VkStructInputs["VkPipelineDynamicStateCreateInfo"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     layout?: VkPipelineLayout | null;
     basePipelineHandle?: VkPipeline | null;
     basePipelineIndex?: number;
@@ -40859,12 +40816,12 @@ export interface VkStructInputs {
     pStages:
       | VkStructInputs["VkPipelineShaderStageCreateInfo"]
       | readonly VkStructInputs["VkPipelineShaderStageCreateInfo"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     groupCount?: number;
     pGroups:
       | VkStructInputs["VkRayTracingShaderGroupCreateInfoNV"]
       | readonly VkStructInputs["VkRayTracingShaderGroupCreateInfoNV"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     maxRecursionDepth?: number;
     layout?: VkPipelineLayout | null;
     basePipelineHandle?: VkPipeline | null;
@@ -40873,25 +40830,25 @@ export interface VkStructInputs {
   /** `VkRayTracingPipelineInterfaceCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRayTracingPipelineInterfaceCreateInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maxPipelineRayPayloadSize?: number;
     maxPipelineRayHitAttributeSize?: number;
   };
   /** `VkRayTracingShaderGroupCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRayTracingShaderGroupCreateInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     type?: VkRayTracingShaderGroupTypeKHR;
     generalShader?: number;
     closestHitShader?: number;
     anyHitShader?: number;
     intersectionShader?: number;
-    pShaderGroupCaptureReplayHandle?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    pShaderGroupCaptureReplayHandle?: VkRawPointer | ArrayBufferView | ArrayBuffer;
   };
   /** `VkRayTracingShaderGroupCreateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRayTracingShaderGroupCreateInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     type?: VkRayTracingShaderGroupTypeKHR;
     generalShader?: number;
     closestHitShader?: number;
@@ -40922,17 +40879,17 @@ export interface VkStructInputs {
   /** `VkRefreshObjectListKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRefreshObjectListKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     objectCount?: number;
     pObjects:
       | VkStructInputs["VkRefreshObjectKHR"]
       | readonly VkStructInputs["VkRefreshObjectKHR"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkReleaseCapturedPipelineDataInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkReleaseCapturedPipelineDataInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     pipeline: VkPipeline | null;
   };
   /** Input form of `VkReleaseSwapchainImagesInfoEXT` (alias of VkReleaseSwapchainImagesInfoKHR). */
@@ -40940,17 +40897,17 @@ export interface VkStructInputs {
   /** `VkReleaseSwapchainImagesInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkReleaseSwapchainImagesInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     swapchain: VkSwapchainKHR | null;
     imageIndexCount?: number;
-    pImageIndices: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pImageIndices: readonly number[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkRenderPassAttachmentBeginInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRenderPassAttachmentBeginInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     attachmentCount?: number;
-    pAttachments?: readonly (VkImageView | null)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pAttachments?: readonly (VkImageView | null)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** Input form of `VkRenderPassAttachmentBeginInfoKHR` (alias of VkRenderPassAttachmentBeginInfo). */
   VkRenderPassAttachmentBeginInfoKHR: VkStructInputs["VkRenderPassAttachmentBeginInfo"];
@@ -40962,10 +40919,7 @@ export interface VkStructInputs {
     framebuffer: VkFramebuffer | null;
     renderArea?: VkStructInputs["VkRect2D"];
     clearValueCount?: number;
-    pClearValues?:
-      | VkStructInputs["VkClearValue"]
-      | readonly VkStructInputs["VkClearValue"][]
-      | Deno.PointerValue;
+    pClearValues?: VkStructInputs["VkClearValue"] | readonly VkStructInputs["VkClearValue"][] | VkRawPointer;
   };
   /** `VkRenderPassCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRenderPassCreateInfo: {
@@ -40976,17 +40930,17 @@ export interface VkStructInputs {
     pAttachments?:
       | VkStructInputs["VkAttachmentDescription"]
       | readonly VkStructInputs["VkAttachmentDescription"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     subpassCount?: number;
     pSubpasses:
       | VkStructInputs["VkSubpassDescription"]
       | readonly VkStructInputs["VkSubpassDescription"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     dependencyCount?: number;
     pDependencies?:
       | VkStructInputs["VkSubpassDependency"]
       | readonly VkStructInputs["VkSubpassDependency"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkRenderPassCreateInfo2` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRenderPassCreateInfo2: {
@@ -40997,36 +40951,36 @@ export interface VkStructInputs {
     pAttachments?:
       | VkStructInputs["VkAttachmentDescription2"]
       | readonly VkStructInputs["VkAttachmentDescription2"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     subpassCount?: number;
     pSubpasses:
       | VkStructInputs["VkSubpassDescription2"]
       | readonly VkStructInputs["VkSubpassDescription2"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     dependencyCount?: number;
     pDependencies?:
       | VkStructInputs["VkSubpassDependency2"]
       | readonly VkStructInputs["VkSubpassDependency2"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     correlatedViewMaskCount?: number;
-    pCorrelatedViewMasks?: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pCorrelatedViewMasks?: readonly number[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** Input form of `VkRenderPassCreateInfo2KHR` (alias of VkRenderPassCreateInfo2). */
   VkRenderPassCreateInfo2KHR: VkStructInputs["VkRenderPassCreateInfo2"];
   /** `VkRenderPassCreationControlEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRenderPassCreationControlEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     disallowMerging?: VkBool32 | boolean;
   };
   /** `VkRenderPassCreationFeedbackCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRenderPassCreationFeedbackCreateInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     pRenderPassFeedback:
       | VkStructInputs["VkRenderPassCreationFeedbackInfoEXT"]
       | readonly VkStructInputs["VkRenderPassCreationFeedbackInfoEXT"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkRenderPassCreationFeedbackInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRenderPassCreationFeedbackInfoEXT: {
@@ -41035,28 +40989,28 @@ export interface VkStructInputs {
   /** `VkRenderPassFragmentDensityMapCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRenderPassFragmentDensityMapCreateInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     fragmentDensityMapAttachment?: VkStructInputs["VkAttachmentReference"];
   };
   /** `VkRenderPassFragmentDensityMapOffsetEndInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRenderPassFragmentDensityMapOffsetEndInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     fragmentDensityOffsetCount?: number;
     pFragmentDensityOffsets?:
       | VkStructInputs["VkOffset2D"]
       | readonly VkStructInputs["VkOffset2D"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkRenderPassInputAttachmentAspectCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRenderPassInputAttachmentAspectCreateInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     aspectReferenceCount?: number;
     pAspectReferences:
       | VkStructInputs["VkInputAttachmentAspectReference"]
       | readonly VkStructInputs["VkInputAttachmentAspectReference"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** Input form of `VkRenderPassInputAttachmentAspectCreateInfoKHR` (alias of VkRenderPassInputAttachmentAspectCreateInfo). */
   VkRenderPassInputAttachmentAspectCreateInfoKHR:
@@ -41064,79 +41018,75 @@ export interface VkStructInputs {
   /** `VkRenderPassMultiviewCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRenderPassMultiviewCreateInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     subpassCount?: number;
-    pViewMasks?: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pViewMasks?: readonly number[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     dependencyCount?: number;
-    pViewOffsets?: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pViewOffsets?: readonly number[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     correlationMaskCount?: number;
-    pCorrelationMasks?: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pCorrelationMasks?: readonly number[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** Input form of `VkRenderPassMultiviewCreateInfoKHR` (alias of VkRenderPassMultiviewCreateInfo). */
   VkRenderPassMultiviewCreateInfoKHR: VkStructInputs["VkRenderPassMultiviewCreateInfo"];
   /** `VkRenderPassPerformanceCountersByRegionBeginInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRenderPassPerformanceCountersByRegionBeginInfoARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     counterAddressCount?: number;
-    pCounterAddresses:
-      | readonly (VkDeviceAddress | number)[]
-      | ArrayBufferView
-      | ArrayBuffer
-      | Deno.PointerValue;
+    pCounterAddresses: readonly (VkDeviceAddress | number)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     serializeRegions?: VkBool32 | boolean;
     counterIndexCount?: number;
-    pCounterIndices: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pCounterIndices: readonly number[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkRenderPassSampleLocationsBeginInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRenderPassSampleLocationsBeginInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     attachmentInitialSampleLocationsCount?: number;
     pAttachmentInitialSampleLocations?:
       | VkStructInputs["VkAttachmentSampleLocationsEXT"]
       | readonly VkStructInputs["VkAttachmentSampleLocationsEXT"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     postSubpassSampleLocationsCount?: number;
     pPostSubpassSampleLocations?:
       | VkStructInputs["VkSubpassSampleLocationsEXT"]
       | readonly VkStructInputs["VkSubpassSampleLocationsEXT"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkRenderPassStripeBeginInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRenderPassStripeBeginInfoARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     stripeInfoCount?: number;
     pStripeInfos:
       | VkStructInputs["VkRenderPassStripeInfoARM"]
       | readonly VkStructInputs["VkRenderPassStripeInfoARM"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkRenderPassStripeInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRenderPassStripeInfoARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     stripeArea?: VkStructInputs["VkRect2D"];
   };
   /** `VkRenderPassStripeSubmitInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRenderPassStripeSubmitInfoARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     stripeSemaphoreInfoCount?: number;
     pStripeSemaphoreInfos:
       | VkStructInputs["VkSemaphoreSubmitInfo"]
       | readonly VkStructInputs["VkSemaphoreSubmitInfo"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkRenderPassSubpassFeedbackCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRenderPassSubpassFeedbackCreateInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     pSubpassFeedback:
       | VkStructInputs["VkRenderPassSubpassFeedbackInfoEXT"]
       | readonly VkStructInputs["VkRenderPassSubpassFeedbackInfoEXT"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkRenderPassSubpassFeedbackInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRenderPassSubpassFeedbackInfoEXT: {
@@ -41147,23 +41097,23 @@ export interface VkStructInputs {
   /** `VkRenderPassTileShadingCreateInfoQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRenderPassTileShadingCreateInfoQCOM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkTileShadingRenderPassFlagsQCOM;
     tileApronSize?: VkStructInputs["VkExtent2D"];
   };
   /** `VkRenderPassTransformBeginInfoQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRenderPassTransformBeginInfoQCOM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     transform?: VkSurfaceTransformFlagBitsKHR;
   };
   /** `VkRenderingAreaInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRenderingAreaInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     viewMask?: number;
     colorAttachmentCount?: number;
-    pColorAttachmentFormats?: readonly VkFormat[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pColorAttachmentFormats?: readonly VkFormat[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     depthAttachmentFormat?: VkFormat;
     stencilAttachmentFormat?: VkFormat;
   };
@@ -41172,7 +41122,7 @@ export interface VkStructInputs {
   /** `VkRenderingAttachmentFlagsInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRenderingAttachmentFlagsInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkRenderingAttachmentFlagsKHR;
   };
   /** `VkRenderingAttachmentInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -41193,9 +41143,9 @@ export interface VkStructInputs {
   /** `VkRenderingAttachmentLocationInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRenderingAttachmentLocationInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     colorAttachmentCount?: number;
-    pColorAttachmentLocations?: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pColorAttachmentLocations?: readonly number[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** Input form of `VkRenderingAttachmentLocationInfoKHR` (alias of VkRenderingAttachmentLocationInfo). */
   VkRenderingAttachmentLocationInfoKHR: VkStructInputs["VkRenderingAttachmentLocationInfo"];
@@ -41209,14 +41159,14 @@ export interface VkStructInputs {
   /** `VkRenderingFragmentDensityMapAttachmentInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRenderingFragmentDensityMapAttachmentInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     imageView: VkImageView | null;
     imageLayout?: VkImageLayout;
   };
   /** `VkRenderingFragmentShadingRateAttachmentInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRenderingFragmentShadingRateAttachmentInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     imageView?: VkImageView | null;
     imageLayout?: VkImageLayout;
     shadingRateAttachmentTexelSize?: VkStructInputs["VkExtent2D"];
@@ -41233,26 +41183,26 @@ export interface VkStructInputs {
     pColorAttachments?:
       | VkStructInputs["VkRenderingAttachmentInfo"]
       | readonly VkStructInputs["VkRenderingAttachmentInfo"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     pDepthAttachment?:
       | VkStructInputs["VkRenderingAttachmentInfo"]
       | readonly VkStructInputs["VkRenderingAttachmentInfo"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     pStencilAttachment?:
       | VkStructInputs["VkRenderingAttachmentInfo"]
       | readonly VkStructInputs["VkRenderingAttachmentInfo"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** Input form of `VkRenderingInfoKHR` (alias of VkRenderingInfo). */
   VkRenderingInfoKHR: VkStructInputs["VkRenderingInfo"];
   /** `VkRenderingInputAttachmentIndexInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkRenderingInputAttachmentIndexInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     colorAttachmentCount?: number;
-    pColorAttachmentInputIndices?: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
-    pDepthInputAttachmentIndex?: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
-    pStencilInputAttachmentIndex?: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pColorAttachmentInputIndices?: readonly number[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
+    pDepthInputAttachmentIndex?: readonly number[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
+    pStencilInputAttachmentIndex?: readonly number[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** Input form of `VkRenderingInputAttachmentIndexInfoKHR` (alias of VkRenderingInputAttachmentIndexInfo). */
   VkRenderingInputAttachmentIndexInfoKHR: VkStructInputs["VkRenderingInputAttachmentIndexInfo"];
@@ -41265,17 +41215,14 @@ export interface VkStructInputs {
     dstImage: VkImage | null;
     dstImageLayout?: VkImageLayout;
     regionCount?: number;
-    pRegions:
-      | VkStructInputs["VkImageResolve2"]
-      | readonly VkStructInputs["VkImageResolve2"][]
-      | Deno.PointerValue;
+    pRegions: VkStructInputs["VkImageResolve2"] | readonly VkStructInputs["VkImageResolve2"][] | VkRawPointer;
   };
   /** Input form of `VkResolveImageInfo2KHR` (alias of VkResolveImageInfo2). */
   VkResolveImageInfo2KHR: VkStructInputs["VkResolveImageInfo2"];
   /** `VkResolveImageModeInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkResolveImageModeInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkResolveImageFlagsKHR;
     resolveMode?: VkResolveModeFlagBits;
     stencilResolveMode?: VkResolveModeFlagBits;
@@ -41285,19 +41232,19 @@ export interface VkStructInputs {
     pImage?:
       | VkStructInputs["VkImageDescriptorInfoEXT"]
       | readonly VkStructInputs["VkImageDescriptorInfoEXT"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     pTexelBuffer?:
       | VkStructInputs["VkTexelBufferDescriptorInfoEXT"]
       | readonly VkStructInputs["VkTexelBufferDescriptorInfoEXT"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     pAddressRange?:
       | VkStructInputs["VkDeviceAddressRangeEXT"]
       | readonly VkStructInputs["VkDeviceAddressRangeEXT"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     pTensorARM?:
       | VkStructInputs["VkTensorViewCreateInfoARM"]
       | readonly VkStructInputs["VkTensorViewCreateInfoARM"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkResourceDescriptorInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkResourceDescriptorInfoEXT: {
@@ -41333,33 +41280,33 @@ export interface VkStructInputs {
   /** `VkSampleLocationsInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSampleLocationsInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     sampleLocationsPerPixel?: VkSampleCountFlagBits;
     sampleLocationGridSize?: VkStructInputs["VkExtent2D"];
     sampleLocationsCount?: number;
     pSampleLocations?:
       | VkStructInputs["VkSampleLocationEXT"]
       | readonly VkStructInputs["VkSampleLocationEXT"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkSamplerBlockMatchWindowCreateInfoQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSamplerBlockMatchWindowCreateInfoQCOM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     windowExtent?: VkStructInputs["VkExtent2D"];
     windowCompareMode?: VkBlockMatchWindowCompareModeQCOM;
   };
   /** `VkSamplerBorderColorComponentMappingCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSamplerBorderColorComponentMappingCreateInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     components?: VkStructInputs["VkComponentMapping"];
     srgb?: VkBool32 | boolean;
   };
   /** `VkSamplerCaptureDescriptorDataInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSamplerCaptureDescriptorDataInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     sampler: VkSampler | null;
   };
   /** `VkSamplerCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -41386,26 +41333,26 @@ export interface VkStructInputs {
   /** `VkSamplerCubicWeightsCreateInfoQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSamplerCubicWeightsCreateInfoQCOM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     cubicWeights?: VkCubicFilterWeightsQCOM;
   };
   /** `VkSamplerCustomBorderColorCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSamplerCustomBorderColorCreateInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     customBorderColor?: VkStructInputs["VkClearColorValue"];
     format?: VkFormat;
   };
   /** `VkSamplerCustomBorderColorIndexCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSamplerCustomBorderColorIndexCreateInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     index?: number;
   };
   /** `VkSamplerReductionModeCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSamplerReductionModeCreateInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     reductionMode?: VkSamplerReductionMode;
   };
   /** Input form of `VkSamplerReductionModeCreateInfoEXT` (alias of VkSamplerReductionModeCreateInfo). */
@@ -41428,7 +41375,7 @@ export interface VkStructInputs {
   /** `VkSamplerYcbcrConversionImageFormatProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSamplerYcbcrConversionImageFormatProperties: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     combinedImageSamplerDescriptorCount?: number;
   };
   /** Input form of `VkSamplerYcbcrConversionImageFormatPropertiesKHR` (alias of VkSamplerYcbcrConversionImageFormatProperties). */
@@ -41437,7 +41384,7 @@ export interface VkStructInputs {
   /** `VkSamplerYcbcrConversionInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSamplerYcbcrConversionInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     conversion: VkSamplerYcbcrConversion | null;
   };
   /** Input form of `VkSamplerYcbcrConversionInfoKHR` (alias of VkSamplerYcbcrConversionInfo). */
@@ -41445,21 +41392,21 @@ export interface VkStructInputs {
   /** `VkSamplerYcbcrConversionYcbcrDegammaCreateInfoQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSamplerYcbcrConversionYcbcrDegammaCreateInfoQCOM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     enableYDegamma?: VkBool32 | boolean;
     enableCbCrDegamma?: VkBool32 | boolean;
   };
   /** `VkSciSyncAttributesInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSciSyncAttributesInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     clientType?: VkSciSyncClientTypeNV;
     primitiveType?: VkSciSyncPrimitiveTypeNV;
   };
   /** `VkScreenBufferFormatPropertiesQNX` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkScreenBufferFormatPropertiesQNX: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     format?: VkFormat;
     externalFormat?: bigint | number;
     screenUsage?: bigint | number;
@@ -41480,10 +41427,10 @@ export interface VkStructInputs {
   /** `VkScreenSurfaceCreateInfoQNX` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkScreenSurfaceCreateInfoQNX: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkScreenSurfaceCreateFlagsQNX;
-    context?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
-    window?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    context?: readonly VkRawPointer[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
+    window?: readonly VkRawPointer[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkSemaphoreCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSemaphoreCreateInfo: {
@@ -41494,48 +41441,48 @@ export interface VkStructInputs {
   /** `VkSemaphoreGetFdInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSemaphoreGetFdInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     semaphore: VkSemaphore | null;
     handleType: VkExternalSemaphoreHandleTypeFlagBits;
   };
   /** `VkSemaphoreGetSciSyncInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSemaphoreGetSciSyncInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     semaphore: VkSemaphore | null;
     handleType: VkExternalSemaphoreHandleTypeFlagBits;
   };
   /** `VkSemaphoreGetWin32HandleInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSemaphoreGetWin32HandleInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     semaphore: VkSemaphore | null;
     handleType: VkExternalSemaphoreHandleTypeFlagBits;
   };
   /** `VkSemaphoreGetZirconHandleInfoFUCHSIA` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSemaphoreGetZirconHandleInfoFUCHSIA: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     semaphore: VkSemaphore | null;
     handleType: VkExternalSemaphoreHandleTypeFlagBits;
   };
   /** `VkSemaphoreSciSyncCreateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSemaphoreSciSyncCreateInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     semaphorePool: VkSemaphoreSciSyncPoolNV | null;
-    pFence: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pFence: readonly VkRawPointer[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkSemaphoreSciSyncPoolCreateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSemaphoreSciSyncPoolCreateInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     handle?: bigint | number;
   };
   /** `VkSemaphoreSignalInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSemaphoreSignalInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     semaphore: VkSemaphore | null;
     value?: bigint | number;
   };
@@ -41544,7 +41491,7 @@ export interface VkStructInputs {
   /** `VkSemaphoreSubmitInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSemaphoreSubmitInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     semaphore: VkSemaphore | null;
     value?: bigint | number;
     stageMask?: VkPipelineStageFlags2;
@@ -41555,7 +41502,7 @@ export interface VkStructInputs {
   /** `VkSemaphoreTypeCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSemaphoreTypeCreateInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     semaphoreType?: VkSemaphoreType;
     initialValue?: bigint | number;
   };
@@ -41564,11 +41511,11 @@ export interface VkStructInputs {
   /** `VkSemaphoreWaitInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSemaphoreWaitInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkSemaphoreWaitFlags;
     semaphoreCount?: number;
-    pSemaphores: readonly (VkSemaphore | null)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
-    pValues: readonly (bigint | number)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pSemaphores: readonly (VkSemaphore | null)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
+    pValues: readonly (bigint | number)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** Input form of `VkSemaphoreWaitInfoKHR` (alias of VkSemaphoreWaitInfo). */
   VkSemaphoreWaitInfoKHR: VkStructInputs["VkSemaphoreWaitInfo"];
@@ -41580,20 +41527,20 @@ export interface VkStructInputs {
     layout?: VkPipelineLayout | null;
     firstSet?: number;
     setCount?: number;
-    pBufferIndices: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
-    pOffsets: readonly (VkDeviceSize | number)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pBufferIndices: readonly number[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
+    pOffsets: readonly (VkDeviceSize | number)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkSetLatencyMarkerInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSetLatencyMarkerInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     presentID?: bigint | number;
     marker?: VkLatencyMarkerNV;
   };
   /** `VkSetPresentConfigNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSetPresentConfigNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     numFramesPerBatch?: number;
     presentConfigFeedback?: number;
   };
@@ -41610,38 +41557,34 @@ export interface VkStructInputs {
     nextStage?: VkShaderStageFlags;
     codeType?: VkShaderCodeTypeEXT;
     codeSize?: bigint | number;
-    pCode: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
-    pName?: string | Deno.PointerValue;
+    pCode: VkRawPointer | ArrayBufferView | ArrayBuffer;
+    pName?: string | VkRawPointer;
     setLayoutCount?: number;
-    pSetLayouts?:
-      | readonly (VkDescriptorSetLayout | null)[]
-      | ArrayBufferView
-      | ArrayBuffer
-      | Deno.PointerValue;
+    pSetLayouts?: readonly (VkDescriptorSetLayout | null)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     pushConstantRangeCount?: number;
     pPushConstantRanges?:
       | VkStructInputs["VkPushConstantRange"]
       | readonly VkStructInputs["VkPushConstantRange"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     pSpecializationInfo?:
       | VkStructInputs["VkSpecializationInfo"]
       | readonly VkStructInputs["VkSpecializationInfo"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkShaderDescriptorSetAndBindingMappingInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkShaderDescriptorSetAndBindingMappingInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     mappingCount?: number;
     pMappings?:
       | VkStructInputs["VkDescriptorSetAndBindingMappingEXT"]
       | readonly VkStructInputs["VkDescriptorSetAndBindingMappingEXT"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkShaderInstrumentationCreateInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkShaderInstrumentationCreateInfoARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
   };
   /** `VkShaderInstrumentationMetricDataHeaderARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkShaderInstrumentationMetricDataHeaderARM: {
@@ -41653,7 +41596,7 @@ export interface VkStructInputs {
   /** `VkShaderInstrumentationMetricDescriptionARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkShaderInstrumentationMetricDescriptionARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     name?: string;
     description?: string;
   };
@@ -41663,19 +41606,19 @@ export interface VkStructInputs {
     pNext?: VkChain<"VkShaderModuleCreateInfo">;
     flags?: VkShaderModuleCreateFlags;
     codeSize?: bigint | number;
-    pCode: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pCode: readonly number[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkShaderModuleIdentifierEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkShaderModuleIdentifierEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     identifierSize?: number;
     identifier?: readonly number[] | ArrayBufferView;
   };
   /** `VkShaderModuleValidationCacheCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkShaderModuleValidationCacheCreateInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     validationCache: VkValidationCacheEXT | null;
   };
   /** Input form of `VkShaderRequiredSubgroupSizeCreateInfoEXT` (alias of VkPipelineShaderStageRequiredSubgroupSizeCreateInfo). */
@@ -41706,18 +41649,18 @@ export interface VkStructInputs {
       | readonly VkShadingRatePaletteEntryNV[]
       | ArrayBufferView
       | ArrayBuffer
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkSharedPresentSurfaceCapabilities2KHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSharedPresentSurfaceCapabilities2KHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     sharedPresentSupportedUsageFlags?: VkImageUsageFlags2KHR;
   };
   /** `VkSharedPresentSurfaceCapabilitiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSharedPresentSurfaceCapabilitiesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     sharedPresentSupportedUsageFlags?: VkImageUsageFlags;
   };
   /** `VkSparseBufferMemoryBindInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -41727,7 +41670,7 @@ export interface VkStructInputs {
     pBinds:
       | VkStructInputs["VkSparseMemoryBind"]
       | readonly VkStructInputs["VkSparseMemoryBind"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkSparseImageFormatProperties` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSparseImageFormatProperties: {
@@ -41738,7 +41681,7 @@ export interface VkStructInputs {
   /** `VkSparseImageFormatProperties2` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSparseImageFormatProperties2: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     properties?: VkStructInputs["VkSparseImageFormatProperties"];
   };
   /** Input form of `VkSparseImageFormatProperties2KHR` (alias of VkSparseImageFormatProperties2). */
@@ -41759,7 +41702,7 @@ export interface VkStructInputs {
     pBinds:
       | VkStructInputs["VkSparseImageMemoryBind"]
       | readonly VkStructInputs["VkSparseImageMemoryBind"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkSparseImageMemoryRequirements` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSparseImageMemoryRequirements: {
@@ -41772,7 +41715,7 @@ export interface VkStructInputs {
   /** `VkSparseImageMemoryRequirements2` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSparseImageMemoryRequirements2: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     memoryRequirements?: VkStructInputs["VkSparseImageMemoryRequirements"];
   };
   /** Input form of `VkSparseImageMemoryRequirements2KHR` (alias of VkSparseImageMemoryRequirements2). */
@@ -41784,7 +41727,7 @@ export interface VkStructInputs {
     pBinds:
       | VkStructInputs["VkSparseMemoryBind"]
       | readonly VkStructInputs["VkSparseMemoryBind"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkSparseMemoryBind` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSparseMemoryBind: {
@@ -41800,9 +41743,9 @@ export interface VkStructInputs {
     pMapEntries?:
       | VkStructInputs["VkSpecializationMapEntry"]
       | readonly VkStructInputs["VkSpecializationMapEntry"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     dataSize?: bigint | number;
-    pData?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    pData?: VkRawPointer | ArrayBufferView | ArrayBuffer;
   };
   /** `VkSpecializationMapEntry` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSpecializationMapEntry: {
@@ -41823,7 +41766,7 @@ export interface VkStructInputs {
   /** `VkStreamDescriptorSurfaceCreateInfoGGP` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkStreamDescriptorSurfaceCreateInfoGGP: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkStreamDescriptorSurfaceCreateFlagsGGP;
     streamDescriptor?: number;
   };
@@ -41849,12 +41792,12 @@ export interface VkStructInputs {
     sType?: VkStructureType;
     pNext?: VkChain<"VkSubmitInfo">;
     waitSemaphoreCount?: number;
-    pWaitSemaphores?: readonly (VkSemaphore | null)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
-    pWaitDstStageMask?: readonly VkPipelineStageFlags[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pWaitSemaphores?: readonly (VkSemaphore | null)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
+    pWaitDstStageMask?: readonly VkPipelineStageFlags[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     commandBufferCount?: number;
-    pCommandBuffers?: readonly (VkCommandBuffer | null)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pCommandBuffers?: readonly (VkCommandBuffer | null)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     signalSemaphoreCount?: number;
-    pSignalSemaphores?: readonly (VkSemaphore | null)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pSignalSemaphores?: readonly (VkSemaphore | null)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkSubmitInfo2` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSubmitInfo2: {
@@ -41865,24 +41808,24 @@ export interface VkStructInputs {
     pWaitSemaphoreInfos?:
       | VkStructInputs["VkSemaphoreSubmitInfo"]
       | readonly VkStructInputs["VkSemaphoreSubmitInfo"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     commandBufferInfoCount?: number;
     pCommandBufferInfos?:
       | VkStructInputs["VkCommandBufferSubmitInfo"]
       | readonly VkStructInputs["VkCommandBufferSubmitInfo"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     signalSemaphoreInfoCount?: number;
     pSignalSemaphoreInfos?:
       | VkStructInputs["VkSemaphoreSubmitInfo"]
       | readonly VkStructInputs["VkSemaphoreSubmitInfo"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** Input form of `VkSubmitInfo2KHR` (alias of VkSubmitInfo2). */
   VkSubmitInfo2KHR: VkStructInputs["VkSubmitInfo2"];
   /** `VkSubpassBeginInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSubpassBeginInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     contents?: VkSubpassContents;
   };
   /** Input form of `VkSubpassBeginInfoKHR` (alias of VkSubpassBeginInfo). */
@@ -41920,22 +41863,22 @@ export interface VkStructInputs {
     pInputAttachments?:
       | VkStructInputs["VkAttachmentReference"]
       | readonly VkStructInputs["VkAttachmentReference"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     colorAttachmentCount?: number;
     pColorAttachments?:
       | VkStructInputs["VkAttachmentReference"]
       | readonly VkStructInputs["VkAttachmentReference"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     pResolveAttachments?:
       | VkStructInputs["VkAttachmentReference"]
       | readonly VkStructInputs["VkAttachmentReference"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     pDepthStencilAttachment?:
       | VkStructInputs["VkAttachmentReference"]
       | readonly VkStructInputs["VkAttachmentReference"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     preserveAttachmentCount?: number;
-    pPreserveAttachments?: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pPreserveAttachments?: readonly number[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkSubpassDescription2` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSubpassDescription2: {
@@ -41948,35 +41891,35 @@ export interface VkStructInputs {
     pInputAttachments?:
       | VkStructInputs["VkAttachmentReference2"]
       | readonly VkStructInputs["VkAttachmentReference2"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     colorAttachmentCount?: number;
     pColorAttachments?:
       | VkStructInputs["VkAttachmentReference2"]
       | readonly VkStructInputs["VkAttachmentReference2"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     pResolveAttachments?:
       | VkStructInputs["VkAttachmentReference2"]
       | readonly VkStructInputs["VkAttachmentReference2"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     pDepthStencilAttachment?:
       | VkStructInputs["VkAttachmentReference2"]
       | readonly VkStructInputs["VkAttachmentReference2"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     preserveAttachmentCount?: number;
-    pPreserveAttachments?: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pPreserveAttachments?: readonly number[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** Input form of `VkSubpassDescription2KHR` (alias of VkSubpassDescription2). */
   VkSubpassDescription2KHR: VkStructInputs["VkSubpassDescription2"];
   /** `VkSubpassDescriptionDepthStencilResolve` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSubpassDescriptionDepthStencilResolve: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     depthResolveMode?: VkResolveModeFlagBits;
     stencilResolveMode?: VkResolveModeFlagBits;
     pDepthStencilResolveAttachment?:
       | VkStructInputs["VkAttachmentReference2"]
       | readonly VkStructInputs["VkAttachmentReference2"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** Input form of `VkSubpassDescriptionDepthStencilResolveKHR` (alias of VkSubpassDescriptionDepthStencilResolve). */
   VkSubpassDescriptionDepthStencilResolveKHR: VkStructInputs["VkSubpassDescriptionDepthStencilResolve"];
@@ -41993,7 +41936,7 @@ export interface VkStructInputs {
   /** `VkSubpassResolvePerformanceQueryEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSubpassResolvePerformanceQueryEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     optimal?: VkBool32 | boolean;
   };
   /** `VkSubpassSampleLocationsEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -42004,14 +41947,14 @@ export interface VkStructInputs {
   /** `VkSubpassShadingPipelineCreateInfoHUAWEI` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSubpassShadingPipelineCreateInfoHUAWEI: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     renderPass: VkRenderPass | null;
     subpass?: number;
   };
   /** `VkSubresourceHostMemcpySize` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSubresourceHostMemcpySize: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     size?: VkDeviceSize | number;
   };
   /** Input form of `VkSubresourceHostMemcpySizeEXT` (alias of VkSubresourceHostMemcpySize). */
@@ -42037,13 +41980,13 @@ export interface VkStructInputs {
   /** `VkSubsampledImageFormatPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSubsampledImageFormatPropertiesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     subsampledImageDescriptorCount?: number;
   };
   /** `VkSurfaceCapabilities2EXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSurfaceCapabilities2EXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     minImageCount?: number;
     maxImageCount?: number;
     currentExtent?: VkStructInputs["VkExtent2D"];
@@ -42065,7 +42008,7 @@ export interface VkStructInputs {
   /** `VkSurfaceCapabilitiesFullScreenExclusiveEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSurfaceCapabilitiesFullScreenExclusiveEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     fullScreenExclusiveSupported?: VkBool32 | boolean;
   };
   /** `VkSurfaceCapabilitiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -42084,27 +42027,27 @@ export interface VkStructInputs {
   /** `VkSurfaceCapabilitiesPresentBarrierNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSurfaceCapabilitiesPresentBarrierNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     presentBarrierSupported?: VkBool32 | boolean;
   };
   /** `VkSurfaceCapabilitiesPresentId2KHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSurfaceCapabilitiesPresentId2KHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     presentId2Supported?: VkBool32 | boolean;
   };
   /** `VkSurfaceCapabilitiesPresentWait2KHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSurfaceCapabilitiesPresentWait2KHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     presentWait2Supported?: VkBool32 | boolean;
   };
   /** `VkSurfaceCreateInfoOHOS` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSurfaceCreateInfoOHOS: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkSurfaceCreateFlagsOHOS;
-    window?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    window?: readonly VkRawPointer[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkSurfaceFormat2KHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSurfaceFormat2KHR: {
@@ -42120,13 +42063,13 @@ export interface VkStructInputs {
   /** `VkSurfaceFullScreenExclusiveInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSurfaceFullScreenExclusiveInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     fullScreenExclusive?: VkFullScreenExclusiveEXT;
   };
   /** `VkSurfaceFullScreenExclusiveWin32InfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSurfaceFullScreenExclusiveWin32InfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     hmonitor?: bigint | number;
   };
   /** Input form of `VkSurfacePresentModeCompatibilityEXT` (alias of VkSurfacePresentModeCompatibilityKHR). */
@@ -42134,16 +42077,16 @@ export interface VkStructInputs {
   /** `VkSurfacePresentModeCompatibilityKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSurfacePresentModeCompatibilityKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     presentModeCount?: number;
-    pPresentModes?: readonly VkPresentModeKHR[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pPresentModes?: readonly VkPresentModeKHR[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** Input form of `VkSurfacePresentModeEXT` (alias of VkSurfacePresentModeKHR). */
   VkSurfacePresentModeEXT: VkStructInputs["VkSurfacePresentModeKHR"];
   /** `VkSurfacePresentModeKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSurfacePresentModeKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     presentMode?: VkPresentModeKHR;
   };
   /** Input form of `VkSurfacePresentScalingCapabilitiesEXT` (alias of VkSurfacePresentScalingCapabilitiesKHR). */
@@ -42151,7 +42094,7 @@ export interface VkStructInputs {
   /** `VkSurfacePresentScalingCapabilitiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSurfacePresentScalingCapabilitiesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     supportedPresentScaling?: VkPresentScalingFlagsKHR;
     supportedPresentGravityX?: VkPresentGravityFlagsKHR;
     supportedPresentGravityY?: VkPresentGravityFlagsKHR;
@@ -42161,13 +42104,13 @@ export interface VkStructInputs {
   /** `VkSurfaceProtectedCapabilitiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSurfaceProtectedCapabilitiesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     supportsProtected?: VkBool32 | boolean;
   };
   /** `VkSwapchainCalibratedTimestampInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSwapchainCalibratedTimestampInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     swapchain: VkSwapchainKHR | null;
     presentStage?: VkPresentStageFlagsEXT;
     timeDomainId?: bigint | number;
@@ -42175,7 +42118,7 @@ export interface VkStructInputs {
   /** `VkSwapchainCounterCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSwapchainCounterCreateInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     surfaceCounters?: VkSurfaceCounterFlagsEXT;
   };
   /** `VkSwapchainCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -42192,7 +42135,7 @@ export interface VkStructInputs {
     imageUsage: VkImageUsageFlags;
     imageSharingMode?: VkSharingMode;
     queueFamilyIndexCount?: number;
-    pQueueFamilyIndices?: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pQueueFamilyIndices?: readonly number[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     preTransform: VkSurfaceTransformFlagBitsKHR;
     compositeAlpha: VkCompositeAlphaFlagBitsKHR;
     presentMode?: VkPresentModeKHR;
@@ -42202,37 +42145,37 @@ export interface VkStructInputs {
   /** `VkSwapchainDisplayNativeHdrCreateInfoAMD` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSwapchainDisplayNativeHdrCreateInfoAMD: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     localDimmingEnable?: VkBool32 | boolean;
   };
   /** `VkSwapchainFlagsSurfaceCapabilitiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSwapchainFlagsSurfaceCapabilitiesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     swapchainSupportedFlags?: VkSwapchainCreateFlagsKHR;
   };
   /** `VkSwapchainImageCreateInfoANDROID` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSwapchainImageCreateInfoANDROID: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     usage: VkSwapchainImageUsageFlagsANDROID;
   };
   /** `VkSwapchainImageCreateInfoOHOS` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSwapchainImageCreateInfoOHOS: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     usage: VkSwapchainImageUsageFlagsOHOS;
   };
   /** `VkSwapchainLatencyCreateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSwapchainLatencyCreateInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     latencyModeEnable?: VkBool32 | boolean;
   };
   /** `VkSwapchainPresentBarrierCreateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSwapchainPresentBarrierCreateInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     presentBarrierEnable?: VkBool32 | boolean;
   };
   /** Input form of `VkSwapchainPresentFenceInfoEXT` (alias of VkSwapchainPresentFenceInfoKHR). */
@@ -42240,34 +42183,34 @@ export interface VkStructInputs {
   /** `VkSwapchainPresentFenceInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSwapchainPresentFenceInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     swapchainCount?: number;
-    pFences: readonly (VkFence | null)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pFences: readonly (VkFence | null)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** Input form of `VkSwapchainPresentModeInfoEXT` (alias of VkSwapchainPresentModeInfoKHR). */
   VkSwapchainPresentModeInfoEXT: VkStructInputs["VkSwapchainPresentModeInfoKHR"];
   /** `VkSwapchainPresentModeInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSwapchainPresentModeInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     swapchainCount?: number;
-    pPresentModes: readonly VkPresentModeKHR[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pPresentModes: readonly VkPresentModeKHR[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** Input form of `VkSwapchainPresentModesCreateInfoEXT` (alias of VkSwapchainPresentModesCreateInfoKHR). */
   VkSwapchainPresentModesCreateInfoEXT: VkStructInputs["VkSwapchainPresentModesCreateInfoKHR"];
   /** `VkSwapchainPresentModesCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSwapchainPresentModesCreateInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     presentModeCount?: number;
-    pPresentModes: readonly VkPresentModeKHR[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pPresentModes: readonly VkPresentModeKHR[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** Input form of `VkSwapchainPresentScalingCreateInfoEXT` (alias of VkSwapchainPresentScalingCreateInfoKHR). */
   VkSwapchainPresentScalingCreateInfoEXT: VkStructInputs["VkSwapchainPresentScalingCreateInfoKHR"];
   /** `VkSwapchainPresentScalingCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSwapchainPresentScalingCreateInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     scalingBehavior?: VkPresentScalingFlagsKHR;
     presentGravityX?: VkPresentGravityFlagsKHR;
     presentGravityY?: VkPresentGravityFlagsKHR;
@@ -42275,38 +42218,38 @@ export interface VkStructInputs {
   /** `VkSwapchainTimeDomainPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSwapchainTimeDomainPropertiesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     timeDomainCount?: number;
-    pTimeDomains?: readonly VkTimeDomainKHR[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
-    pTimeDomainIds?: readonly (bigint | number)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pTimeDomains?: readonly VkTimeDomainKHR[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
+    pTimeDomainIds?: readonly (bigint | number)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkSwapchainTimingPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSwapchainTimingPropertiesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     refreshDuration?: bigint | number;
     refreshInterval?: bigint | number;
   };
   /** `VkSysmemColorSpaceFUCHSIA` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSysmemColorSpaceFUCHSIA: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     colorSpace?: number;
   };
   /** `VkTensorCaptureDescriptorDataInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkTensorCaptureDescriptorDataInfoARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     tensor: VkTensorARM | null;
   };
   /** `VkTensorCopyARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkTensorCopyARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     dimensionCount?: number;
-    pSrcOffset?: readonly (bigint | number)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
-    pDstOffset?: readonly (bigint | number)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
-    pExtent?: readonly (bigint | number)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pSrcOffset?: readonly (bigint | number)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
+    pDstOffset?: readonly (bigint | number)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
+    pExtent?: readonly (bigint | number)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkTensorCreateInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkTensorCreateInfoARM: {
@@ -42316,36 +42259,36 @@ export interface VkStructInputs {
     pDescription:
       | VkStructInputs["VkTensorDescriptionARM"]
       | readonly VkStructInputs["VkTensorDescriptionARM"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     sharingMode?: VkSharingMode;
     queueFamilyIndexCount?: number;
-    pQueueFamilyIndices?: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pQueueFamilyIndices?: readonly number[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkTensorDependencyInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkTensorDependencyInfoARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     tensorMemoryBarrierCount?: number;
     pTensorMemoryBarriers:
       | VkStructInputs["VkTensorMemoryBarrierARM"]
       | readonly VkStructInputs["VkTensorMemoryBarrierARM"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkTensorDescriptionARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkTensorDescriptionARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     tiling?: VkTensorTilingARM;
     format?: VkFormat;
     dimensionCount?: number;
-    pDimensions: readonly (bigint | number)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
-    pStrides?: readonly (bigint | number)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pDimensions: readonly (bigint | number)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
+    pStrides?: readonly (bigint | number)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     usage: VkTensorUsageFlagsARM;
   };
   /** `VkTensorExplicitTilingFormatPropertiesARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkTensorExplicitTilingFormatPropertiesARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     brick16TilingTensorFeatures?: VkFormatFeatureFlags2;
     brick8TilingTensorFeatures?: VkFormatFeatureFlags2;
     brick4TilingTensorFeatures?: VkFormatFeatureFlags2;
@@ -42355,14 +42298,14 @@ export interface VkStructInputs {
   /** `VkTensorFormatPropertiesARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkTensorFormatPropertiesARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     optimalTilingTensorFeatures?: VkFormatFeatureFlags2;
     linearTilingTensorFeatures?: VkFormatFeatureFlags2;
   };
   /** `VkTensorMemoryBarrierARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkTensorMemoryBarrierARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     srcStageMask?: VkPipelineStageFlags2;
     srcAccessMask?: VkAccessFlags2;
     dstStageMask?: VkPipelineStageFlags2;
@@ -42374,19 +42317,19 @@ export interface VkStructInputs {
   /** `VkTensorMemoryRequirementsInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkTensorMemoryRequirementsInfoARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     tensor: VkTensorARM | null;
   };
   /** `VkTensorRollingBackingCreateInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkTensorRollingBackingCreateInfoARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     wraps?: readonly number[] | ArrayBufferView;
   };
   /** `VkTensorViewCaptureDescriptorDataInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkTensorViewCaptureDescriptorDataInfoARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     tensorView: VkTensorViewARM | null;
   };
   /** `VkTensorViewCreateInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -42400,45 +42343,45 @@ export interface VkStructInputs {
   /** `VkTexelBufferDescriptorInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkTexelBufferDescriptorInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     format?: VkFormat;
     addressRange?: VkStructInputs["VkDeviceAddressRangeEXT"];
   };
   /** `VkTextureLODGatherFormatPropertiesAMD` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkTextureLODGatherFormatPropertiesAMD: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     supportsTextureGatherLODBiasAMD?: VkBool32 | boolean;
   };
   /** `VkThrottleHintSubmitInfoSEC` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkThrottleHintSubmitInfoSEC: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     throttleHint?: VkThrottleHintTypeSEC;
   };
   /** `VkTileMemoryBindInfoQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkTileMemoryBindInfoQCOM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     memory: VkDeviceMemory | null;
   };
   /** `VkTileMemoryRequirementsQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkTileMemoryRequirementsQCOM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     size?: VkDeviceSize | number;
     alignment?: VkDeviceSize | number;
   };
   /** `VkTileMemorySizeInfoQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkTileMemorySizeInfoQCOM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     size?: VkDeviceSize | number;
   };
   /** `VkTilePropertiesQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkTilePropertiesQCOM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     tileSize?: VkStructInputs["VkExtent3D"];
     apronSize?: VkStructInputs["VkExtent2D"];
     origin?: VkStructInputs["VkOffset2D"];
@@ -42446,11 +42389,11 @@ export interface VkStructInputs {
   /** `VkTimelineSemaphoreSubmitInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkTimelineSemaphoreSubmitInfo: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     waitSemaphoreValueCount?: number;
-    pWaitSemaphoreValues?: readonly (bigint | number)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pWaitSemaphoreValues?: readonly (bigint | number)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     signalSemaphoreValueCount?: number;
-    pSignalSemaphoreValues?: readonly (bigint | number)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pSignalSemaphoreValues?: readonly (bigint | number)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** Input form of `VkTimelineSemaphoreSubmitInfoKHR` (alias of VkTimelineSemaphoreSubmitInfo). */
   VkTimelineSemaphoreSubmitInfoKHR: VkStructInputs["VkTimelineSemaphoreSubmitInfo"];
@@ -42486,46 +42429,42 @@ export interface VkStructInputs {
   /** `VkUbmSurfaceCreateInfoSEC` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkUbmSurfaceCreateInfoSEC: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkUbmSurfaceCreateFlagsSEC;
-    device?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
-    surface?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    device?: readonly VkRawPointer[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
+    surface?: readonly VkRawPointer[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkValidationCacheCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkValidationCacheCreateInfoEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkValidationCacheCreateFlagsEXT;
     initialDataSize?: bigint | number;
-    pInitialData?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    pInitialData?: VkRawPointer | ArrayBufferView | ArrayBuffer;
   };
   /** `VkValidationFeaturesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkValidationFeaturesEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     enabledValidationFeatureCount?: number;
     pEnabledValidationFeatures?:
       | readonly VkValidationFeatureEnableEXT[]
       | ArrayBufferView
       | ArrayBuffer
-      | Deno.PointerValue;
+      | VkRawPointer;
     disabledValidationFeatureCount?: number;
     pDisabledValidationFeatures?:
       | readonly VkValidationFeatureDisableEXT[]
       | ArrayBufferView
       | ArrayBuffer
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkValidationFlagsEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkValidationFlagsEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     disabledValidationCheckCount?: number;
-    pDisabledValidationChecks:
-      | readonly VkValidationCheckEXT[]
-      | ArrayBufferView
-      | ArrayBuffer
-      | Deno.PointerValue;
+    pDisabledValidationChecks: readonly VkValidationCheckEXT[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkVertexInputAttributeDescription` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVertexInputAttributeDescription: {
@@ -42537,7 +42476,7 @@ export interface VkStructInputs {
   /** `VkVertexInputAttributeDescription2EXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVertexInputAttributeDescription2EXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     location?: number;
     binding?: number;
     format?: VkFormat;
@@ -42552,7 +42491,7 @@ export interface VkStructInputs {
   /** `VkVertexInputBindingDescription2EXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVertexInputBindingDescription2EXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     binding?: number;
     stride?: number;
     inputRate?: VkVertexInputRate;
@@ -42570,9 +42509,9 @@ export interface VkStructInputs {
   /** `VkViSurfaceCreateInfoNN` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkViSurfaceCreateInfoNN: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkViSurfaceCreateFlagsNN;
-    window?: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    window?: VkRawPointer | ArrayBufferView | ArrayBuffer;
   };
   /** `VkVideoBeginCodingInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoBeginCodingInfoKHR: {
@@ -42585,7 +42524,7 @@ export interface VkStructInputs {
     pReferenceSlots?:
       | VkStructInputs["VkVideoReferenceSlotInfoKHR"]
       | readonly VkStructInputs["VkVideoReferenceSlotInfoKHR"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkVideoCapabilitiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoCapabilitiesKHR: {
@@ -42610,162 +42549,162 @@ export interface VkStructInputs {
   /** `VkVideoDecodeAV1CapabilitiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoDecodeAV1CapabilitiesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maxLevel?: number;
   };
   /** `VkVideoDecodeAV1DpbSlotInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoDecodeAV1DpbSlotInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
-    pStdReferenceInfo: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pNext?: VkRawPointer;
+    pStdReferenceInfo: readonly VkRawPointer[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkVideoDecodeAV1InlineSessionParametersInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoDecodeAV1InlineSessionParametersInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
-    pStdSequenceHeader?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pNext?: VkRawPointer;
+    pStdSequenceHeader?: readonly VkRawPointer[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkVideoDecodeAV1PictureInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoDecodeAV1PictureInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
-    pStdPictureInfo: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pNext?: VkRawPointer;
+    pStdPictureInfo: readonly VkRawPointer[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     referenceNameSlotIndices?: readonly number[] | ArrayBufferView;
     frameHeaderOffset?: number;
     tileCount?: number;
-    pTileOffsets: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
-    pTileSizes: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pTileOffsets: readonly number[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
+    pTileSizes: readonly number[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkVideoDecodeAV1ProfileInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoDecodeAV1ProfileInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     stdProfile?: number;
     filmGrainSupport?: VkBool32 | boolean;
   };
   /** `VkVideoDecodeAV1SessionParametersCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoDecodeAV1SessionParametersCreateInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
-    pStdSequenceHeader: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pNext?: VkRawPointer;
+    pStdSequenceHeader: readonly VkRawPointer[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkVideoDecodeCapabilitiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoDecodeCapabilitiesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkVideoDecodeCapabilityFlagsKHR;
   };
   /** `VkVideoDecodeH264CapabilitiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoDecodeH264CapabilitiesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maxLevelIdc?: number;
     fieldOffsetGranularity?: VkStructInputs["VkOffset2D"];
   };
   /** `VkVideoDecodeH264DpbSlotInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoDecodeH264DpbSlotInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
-    pStdReferenceInfo: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pNext?: VkRawPointer;
+    pStdReferenceInfo: readonly VkRawPointer[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkVideoDecodeH264InlineSessionParametersInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoDecodeH264InlineSessionParametersInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
-    pStdSPS?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
-    pStdPPS?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pNext?: VkRawPointer;
+    pStdSPS?: readonly VkRawPointer[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
+    pStdPPS?: readonly VkRawPointer[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkVideoDecodeH264PictureInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoDecodeH264PictureInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
-    pStdPictureInfo: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pNext?: VkRawPointer;
+    pStdPictureInfo: readonly VkRawPointer[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     sliceCount?: number;
-    pSliceOffsets: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pSliceOffsets: readonly number[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkVideoDecodeH264ProfileInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoDecodeH264ProfileInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     stdProfileIdc?: number;
     pictureLayout?: VkVideoDecodeH264PictureLayoutFlagBitsKHR;
   };
   /** `VkVideoDecodeH264SessionParametersAddInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoDecodeH264SessionParametersAddInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     stdSPSCount?: number;
-    pStdSPSs?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pStdSPSs?: readonly VkRawPointer[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     stdPPSCount?: number;
-    pStdPPSs?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pStdPPSs?: readonly VkRawPointer[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkVideoDecodeH264SessionParametersCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoDecodeH264SessionParametersCreateInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maxStdSPSCount?: number;
     maxStdPPSCount?: number;
     pParametersAddInfo?:
       | VkStructInputs["VkVideoDecodeH264SessionParametersAddInfoKHR"]
       | readonly VkStructInputs["VkVideoDecodeH264SessionParametersAddInfoKHR"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkVideoDecodeH265CapabilitiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoDecodeH265CapabilitiesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maxLevelIdc?: number;
   };
   /** `VkVideoDecodeH265DpbSlotInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoDecodeH265DpbSlotInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
-    pStdReferenceInfo: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pNext?: VkRawPointer;
+    pStdReferenceInfo: readonly VkRawPointer[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkVideoDecodeH265InlineSessionParametersInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoDecodeH265InlineSessionParametersInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
-    pStdVPS?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
-    pStdSPS?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
-    pStdPPS?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pNext?: VkRawPointer;
+    pStdVPS?: readonly VkRawPointer[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
+    pStdSPS?: readonly VkRawPointer[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
+    pStdPPS?: readonly VkRawPointer[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkVideoDecodeH265PictureInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoDecodeH265PictureInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
-    pStdPictureInfo: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pNext?: VkRawPointer;
+    pStdPictureInfo: readonly VkRawPointer[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     sliceSegmentCount?: number;
-    pSliceSegmentOffsets: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pSliceSegmentOffsets: readonly number[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkVideoDecodeH265ProfileInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoDecodeH265ProfileInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     stdProfileIdc?: number;
   };
   /** `VkVideoDecodeH265SessionParametersAddInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoDecodeH265SessionParametersAddInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     stdVPSCount?: number;
-    pStdVPSs?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pStdVPSs?: readonly VkRawPointer[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     stdSPSCount?: number;
-    pStdSPSs?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pStdSPSs?: readonly VkRawPointer[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     stdPPSCount?: number;
-    pStdPPSs?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pStdPPSs?: readonly VkRawPointer[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkVideoDecodeH265SessionParametersCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoDecodeH265SessionParametersCreateInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maxStdVPSCount?: number;
     maxStdSPSCount?: number;
     maxStdPPSCount?: number;
     pParametersAddInfo?:
       | VkStructInputs["VkVideoDecodeH265SessionParametersAddInfoKHR"]
       | readonly VkStructInputs["VkVideoDecodeH265SessionParametersAddInfoKHR"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkVideoDecodeInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoDecodeInfoKHR: {
@@ -42779,30 +42718,30 @@ export interface VkStructInputs {
     pSetupReferenceSlot?:
       | VkStructInputs["VkVideoReferenceSlotInfoKHR"]
       | readonly VkStructInputs["VkVideoReferenceSlotInfoKHR"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     referenceSlotCount?: number;
     pReferenceSlots?:
       | VkStructInputs["VkVideoReferenceSlotInfoKHR"]
       | readonly VkStructInputs["VkVideoReferenceSlotInfoKHR"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkVideoDecodeUsageInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoDecodeUsageInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     videoUsageHints?: VkVideoDecodeUsageFlagsKHR;
   };
   /** `VkVideoDecodeVP9CapabilitiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoDecodeVP9CapabilitiesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maxLevel?: number;
   };
   /** `VkVideoDecodeVP9PictureInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoDecodeVP9PictureInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
-    pStdPictureInfo: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pNext?: VkRawPointer;
+    pStdPictureInfo: readonly VkRawPointer[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     referenceNameSlotIndices?: readonly number[] | ArrayBufferView;
     uncompressedHeaderOffset?: number;
     compressedHeaderOffset?: number;
@@ -42811,13 +42750,13 @@ export interface VkStructInputs {
   /** `VkVideoDecodeVP9ProfileInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoDecodeVP9ProfileInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     stdProfile?: number;
   };
   /** `VkVideoEncodeAV1CapabilitiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeAV1CapabilitiesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkVideoEncodeAV1CapabilityFlagsKHR;
     maxLevel?: number;
     codedPictureAlignment?: VkStructInputs["VkExtent2D"];
@@ -42846,8 +42785,8 @@ export interface VkStructInputs {
   /** `VkVideoEncodeAV1DpbSlotInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeAV1DpbSlotInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
-    pStdReferenceInfo: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pNext?: VkRawPointer;
+    pStdReferenceInfo: readonly VkRawPointer[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkVideoEncodeAV1FrameSizeKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeAV1FrameSizeKHR: {
@@ -42858,7 +42797,7 @@ export interface VkStructInputs {
   /** `VkVideoEncodeAV1GopRemainingFrameInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeAV1GopRemainingFrameInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     useGopRemainingFrames?: VkBool32 | boolean;
     gopRemainingIntra?: number;
     gopRemainingPredictive?: number;
@@ -42867,11 +42806,11 @@ export interface VkStructInputs {
   /** `VkVideoEncodeAV1PictureInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeAV1PictureInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     predictionMode?: VkVideoEncodeAV1PredictionModeKHR;
     rateControlGroup?: VkVideoEncodeAV1RateControlGroupKHR;
     constantQIndex?: number;
-    pStdPictureInfo: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pStdPictureInfo: readonly VkRawPointer[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     referenceNameSlotIndices?: readonly number[] | ArrayBufferView;
     primaryReferenceCdfOnly?: VkBool32 | boolean;
     generateObuExtensionHeader?: VkBool32 | boolean;
@@ -42879,7 +42818,7 @@ export interface VkStructInputs {
   /** `VkVideoEncodeAV1ProfileInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeAV1ProfileInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     stdProfile?: number;
   };
   /** `VkVideoEncodeAV1QIndexKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -42891,7 +42830,7 @@ export interface VkStructInputs {
   /** `VkVideoEncodeAV1QualityLevelPropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeAV1QualityLevelPropertiesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     preferredRateControlFlags?: VkVideoEncodeAV1RateControlFlagsKHR;
     preferredGopFrameCount?: number;
     preferredKeyFramePeriod?: number;
@@ -42911,14 +42850,14 @@ export interface VkStructInputs {
   /** `VkVideoEncodeAV1QuantizationMapCapabilitiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeAV1QuantizationMapCapabilitiesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     minQIndexDelta?: number;
     maxQIndexDelta?: number;
   };
   /** `VkVideoEncodeAV1RateControlInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeAV1RateControlInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkVideoEncodeAV1RateControlFlagsKHR;
     gopFrameCount?: number;
     keyFramePeriod?: number;
@@ -42928,7 +42867,7 @@ export interface VkStructInputs {
   /** `VkVideoEncodeAV1RateControlLayerInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeAV1RateControlLayerInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     useMinQIndex?: VkBool32 | boolean;
     minQIndex?: VkStructInputs["VkVideoEncodeAV1QIndexKHR"];
     useMaxQIndex?: VkBool32 | boolean;
@@ -42939,23 +42878,23 @@ export interface VkStructInputs {
   /** `VkVideoEncodeAV1SessionCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeAV1SessionCreateInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     useMaxLevel?: VkBool32 | boolean;
     maxLevel?: number;
   };
   /** `VkVideoEncodeAV1SessionParametersCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeAV1SessionParametersCreateInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
-    pStdSequenceHeader: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
-    pStdDecoderModelInfo?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pNext?: VkRawPointer;
+    pStdSequenceHeader: readonly VkRawPointer[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
+    pStdDecoderModelInfo?: readonly VkRawPointer[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     stdOperatingPointCount?: number;
-    pStdOperatingPoints?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pStdOperatingPoints?: readonly VkRawPointer[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkVideoEncodeCapabilitiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeCapabilitiesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkVideoEncodeCapabilityFlagsKHR;
     rateControlModes?: VkVideoEncodeRateControlModeFlagsKHR;
     maxRateControlLayers?: number;
@@ -42967,14 +42906,14 @@ export interface VkStructInputs {
   /** `VkVideoEncodeFeedback2CapabilitiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeFeedback2CapabilitiesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maxPerPartitionFeedbackEntries?: number;
     supportedPerPartitionEncodeFeedbackFlags?: VkVideoEncodePerPartitionFeedbackFlagsKHR;
   };
   /** `VkVideoEncodeH264CapabilitiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH264CapabilitiesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkVideoEncodeH264CapabilityFlagsKHR;
     maxLevelIdc?: number;
     maxSliceCount?: number;
@@ -42992,8 +42931,8 @@ export interface VkStructInputs {
   /** `VkVideoEncodeH264DpbSlotInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH264DpbSlotInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
-    pStdReferenceInfo: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pNext?: VkRawPointer;
+    pStdReferenceInfo: readonly VkRawPointer[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkVideoEncodeH264FrameSizeKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH264FrameSizeKHR: {
@@ -43004,7 +42943,7 @@ export interface VkStructInputs {
   /** `VkVideoEncodeH264GopRemainingFrameInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH264GopRemainingFrameInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     useGopRemainingFrames?: VkBool32 | boolean;
     gopRemainingI?: number;
     gopRemainingP?: number;
@@ -43013,26 +42952,26 @@ export interface VkStructInputs {
   /** `VkVideoEncodeH264NaluSliceInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH264NaluSliceInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     constantQp?: number;
-    pStdSliceHeader: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pStdSliceHeader: readonly VkRawPointer[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkVideoEncodeH264PictureInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH264PictureInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     naluSliceEntryCount?: number;
     pNaluSliceEntries:
       | VkStructInputs["VkVideoEncodeH264NaluSliceInfoKHR"]
       | readonly VkStructInputs["VkVideoEncodeH264NaluSliceInfoKHR"][]
-      | Deno.PointerValue;
-    pStdPictureInfo: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+      | VkRawPointer;
+    pStdPictureInfo: readonly VkRawPointer[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     generatePrefixNalu?: VkBool32 | boolean;
   };
   /** `VkVideoEncodeH264ProfileInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH264ProfileInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     stdProfileIdc?: number;
   };
   /** `VkVideoEncodeH264QpKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -43044,7 +42983,7 @@ export interface VkStructInputs {
   /** `VkVideoEncodeH264QualityLevelPropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH264QualityLevelPropertiesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     preferredRateControlFlags?: VkVideoEncodeH264RateControlFlagsKHR;
     preferredGopFrameCount?: number;
     preferredIdrPeriod?: number;
@@ -43058,14 +42997,14 @@ export interface VkStructInputs {
   /** `VkVideoEncodeH264QuantizationMapCapabilitiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH264QuantizationMapCapabilitiesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     minQpDelta?: number;
     maxQpDelta?: number;
   };
   /** `VkVideoEncodeH264RateControlInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH264RateControlInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkVideoEncodeH264RateControlFlagsKHR;
     gopFrameCount?: number;
     idrPeriod?: number;
@@ -43075,7 +43014,7 @@ export interface VkStructInputs {
   /** `VkVideoEncodeH264RateControlLayerInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH264RateControlLayerInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     useMinQp?: VkBool32 | boolean;
     minQp?: VkStructInputs["VkVideoEncodeH264QpKHR"];
     useMaxQp?: VkBool32 | boolean;
@@ -43086,41 +43025,41 @@ export interface VkStructInputs {
   /** `VkVideoEncodeH264SessionCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH264SessionCreateInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     useMaxLevelIdc?: VkBool32 | boolean;
     maxLevelIdc?: number;
   };
   /** `VkVideoEncodeH264SessionParametersAddInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH264SessionParametersAddInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     stdSPSCount?: number;
-    pStdSPSs?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pStdSPSs?: readonly VkRawPointer[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     stdPPSCount?: number;
-    pStdPPSs?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pStdPPSs?: readonly VkRawPointer[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkVideoEncodeH264SessionParametersCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH264SessionParametersCreateInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maxStdSPSCount?: number;
     maxStdPPSCount?: number;
     pParametersAddInfo?:
       | VkStructInputs["VkVideoEncodeH264SessionParametersAddInfoKHR"]
       | readonly VkStructInputs["VkVideoEncodeH264SessionParametersAddInfoKHR"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkVideoEncodeH264SessionParametersFeedbackInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH264SessionParametersFeedbackInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     hasStdSPSOverrides?: VkBool32 | boolean;
     hasStdPPSOverrides?: VkBool32 | boolean;
   };
   /** `VkVideoEncodeH264SessionParametersGetInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH264SessionParametersGetInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     writeStdSPS?: VkBool32 | boolean;
     writeStdPPS?: VkBool32 | boolean;
     stdSPSId?: number;
@@ -43129,7 +43068,7 @@ export interface VkStructInputs {
   /** `VkVideoEncodeH265CapabilitiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH265CapabilitiesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkVideoEncodeH265CapabilityFlagsKHR;
     maxLevelIdc?: number;
     maxSliceSegmentCount?: number;
@@ -43150,8 +43089,8 @@ export interface VkStructInputs {
   /** `VkVideoEncodeH265DpbSlotInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH265DpbSlotInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
-    pStdReferenceInfo: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pNext?: VkRawPointer;
+    pStdReferenceInfo: readonly VkRawPointer[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkVideoEncodeH265FrameSizeKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH265FrameSizeKHR: {
@@ -43162,7 +43101,7 @@ export interface VkStructInputs {
   /** `VkVideoEncodeH265GopRemainingFrameInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH265GopRemainingFrameInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     useGopRemainingFrames?: VkBool32 | boolean;
     gopRemainingI?: number;
     gopRemainingP?: number;
@@ -43171,25 +43110,25 @@ export interface VkStructInputs {
   /** `VkVideoEncodeH265NaluSliceSegmentInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH265NaluSliceSegmentInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     constantQp?: number;
-    pStdSliceSegmentHeader: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pStdSliceSegmentHeader: readonly VkRawPointer[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkVideoEncodeH265PictureInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH265PictureInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     naluSliceSegmentEntryCount?: number;
     pNaluSliceSegmentEntries:
       | VkStructInputs["VkVideoEncodeH265NaluSliceSegmentInfoKHR"]
       | readonly VkStructInputs["VkVideoEncodeH265NaluSliceSegmentInfoKHR"][]
-      | Deno.PointerValue;
-    pStdPictureInfo: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+      | VkRawPointer;
+    pStdPictureInfo: readonly VkRawPointer[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkVideoEncodeH265ProfileInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH265ProfileInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     stdProfileIdc?: number;
   };
   /** `VkVideoEncodeH265QpKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -43201,7 +43140,7 @@ export interface VkStructInputs {
   /** `VkVideoEncodeH265QualityLevelPropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH265QualityLevelPropertiesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     preferredRateControlFlags?: VkVideoEncodeH265RateControlFlagsKHR;
     preferredGopFrameCount?: number;
     preferredIdrPeriod?: number;
@@ -43214,14 +43153,14 @@ export interface VkStructInputs {
   /** `VkVideoEncodeH265QuantizationMapCapabilitiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH265QuantizationMapCapabilitiesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     minQpDelta?: number;
     maxQpDelta?: number;
   };
   /** `VkVideoEncodeH265RateControlInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH265RateControlInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkVideoEncodeH265RateControlFlagsKHR;
     gopFrameCount?: number;
     idrPeriod?: number;
@@ -43231,7 +43170,7 @@ export interface VkStructInputs {
   /** `VkVideoEncodeH265RateControlLayerInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH265RateControlLayerInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     useMinQp?: VkBool32 | boolean;
     minQp?: VkStructInputs["VkVideoEncodeH265QpKHR"];
     useMaxQp?: VkBool32 | boolean;
@@ -43242,37 +43181,37 @@ export interface VkStructInputs {
   /** `VkVideoEncodeH265SessionCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH265SessionCreateInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     useMaxLevelIdc?: VkBool32 | boolean;
     maxLevelIdc?: number;
   };
   /** `VkVideoEncodeH265SessionParametersAddInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH265SessionParametersAddInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     stdVPSCount?: number;
-    pStdVPSs?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pStdVPSs?: readonly VkRawPointer[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     stdSPSCount?: number;
-    pStdSPSs?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pStdSPSs?: readonly VkRawPointer[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     stdPPSCount?: number;
-    pStdPPSs?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pStdPPSs?: readonly VkRawPointer[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkVideoEncodeH265SessionParametersCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH265SessionParametersCreateInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maxStdVPSCount?: number;
     maxStdSPSCount?: number;
     maxStdPPSCount?: number;
     pParametersAddInfo?:
       | VkStructInputs["VkVideoEncodeH265SessionParametersAddInfoKHR"]
       | readonly VkStructInputs["VkVideoEncodeH265SessionParametersAddInfoKHR"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkVideoEncodeH265SessionParametersFeedbackInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH265SessionParametersFeedbackInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     hasStdVPSOverrides?: VkBool32 | boolean;
     hasStdSPSOverrides?: VkBool32 | boolean;
     hasStdPPSOverrides?: VkBool32 | boolean;
@@ -43280,7 +43219,7 @@ export interface VkStructInputs {
   /** `VkVideoEncodeH265SessionParametersGetInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeH265SessionParametersGetInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     writeStdVPS?: VkBool32 | boolean;
     writeStdSPS?: VkBool32 | boolean;
     writeStdPPS?: VkBool32 | boolean;
@@ -43300,18 +43239,18 @@ export interface VkStructInputs {
     pSetupReferenceSlot?:
       | VkStructInputs["VkVideoReferenceSlotInfoKHR"]
       | readonly VkStructInputs["VkVideoReferenceSlotInfoKHR"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     referenceSlotCount?: number;
     pReferenceSlots?:
       | VkStructInputs["VkVideoReferenceSlotInfoKHR"]
       | readonly VkStructInputs["VkVideoReferenceSlotInfoKHR"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     precedingExternallyEncodedBytes?: number;
   };
   /** `VkVideoEncodeIntraRefreshCapabilitiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeIntraRefreshCapabilitiesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     intraRefreshModes?: VkVideoEncodeIntraRefreshModeFlagsKHR;
     maxIntraRefreshCycleDuration?: number;
     maxIntraRefreshActiveReferencePictures?: number;
@@ -43321,20 +43260,20 @@ export interface VkStructInputs {
   /** `VkVideoEncodeIntraRefreshInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeIntraRefreshInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     intraRefreshCycleDuration?: number;
     intraRefreshIndex?: number;
   };
   /** `VkVideoEncodeProfileRgbConversionInfoVALVE` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeProfileRgbConversionInfoVALVE: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     performEncodeRgbConversion?: VkBool32 | boolean;
   };
   /** `VkVideoEncodeQualityLevelInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeQualityLevelInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     qualityLevel?: number;
   };
   /** `VkVideoEncodeQualityLevelPropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -43347,33 +43286,33 @@ export interface VkStructInputs {
   /** `VkVideoEncodeQuantizationMapCapabilitiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeQuantizationMapCapabilitiesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     maxQuantizationMapExtent?: VkStructInputs["VkExtent2D"];
   };
   /** `VkVideoEncodeQuantizationMapInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeQuantizationMapInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     quantizationMap?: VkImageView | null;
     quantizationMapExtent?: VkStructInputs["VkExtent2D"];
   };
   /** `VkVideoEncodeQuantizationMapSessionParametersCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeQuantizationMapSessionParametersCreateInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     quantizationMapTexelSize?: VkStructInputs["VkExtent2D"];
   };
   /** `VkVideoEncodeRateControlInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeRateControlInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkVideoEncodeRateControlFlagsKHR;
     rateControlMode?: VkVideoEncodeRateControlModeFlagBitsKHR;
     layerCount?: number;
     pLayers?:
       | VkStructInputs["VkVideoEncodeRateControlLayerInfoKHR"]
       | readonly VkStructInputs["VkVideoEncodeRateControlLayerInfoKHR"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     virtualBufferSizeInMs?: number;
     initialVirtualBufferSizeInMs?: number;
   };
@@ -43389,7 +43328,7 @@ export interface VkStructInputs {
   /** `VkVideoEncodeRgbConversionCapabilitiesVALVE` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeRgbConversionCapabilitiesVALVE: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     rgbModels?: VkVideoEncodeRgbModelConversionFlagsVALVE;
     rgbRanges?: VkVideoEncodeRgbRangeCompressionFlagsVALVE;
     xChromaOffsets?: VkVideoEncodeRgbChromaOffsetFlagsVALVE;
@@ -43398,7 +43337,7 @@ export interface VkStructInputs {
   /** `VkVideoEncodeSessionIntraRefreshCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeSessionIntraRefreshCreateInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     intraRefreshMode?: VkVideoEncodeIntraRefreshModeFlagBitsKHR;
   };
   /** `VkVideoEncodeSessionParametersFeedbackInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -43416,7 +43355,7 @@ export interface VkStructInputs {
   /** `VkVideoEncodeSessionRgbConversionCreateInfoVALVE` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeSessionRgbConversionCreateInfoVALVE: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     rgbModel: VkVideoEncodeRgbModelConversionFlagBitsVALVE;
     rgbRange: VkVideoEncodeRgbRangeCompressionFlagBitsVALVE;
     xChromaOffset: VkVideoEncodeRgbChromaOffsetFlagBitsVALVE;
@@ -43425,7 +43364,7 @@ export interface VkStructInputs {
   /** `VkVideoEncodeUsageInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeUsageInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     videoUsageHints?: VkVideoEncodeUsageFlagsKHR;
     videoContentHints?: VkVideoEncodeContentFlagsKHR;
     tuningMode?: VkVideoEncodeTuningModeKHR;
@@ -43433,19 +43372,19 @@ export interface VkStructInputs {
   /** `VkVideoEndCodingInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEndCodingInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkVideoEndCodingFlagsKHR;
   };
   /** `VkVideoFormatAV1QuantizationMapPropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoFormatAV1QuantizationMapPropertiesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     compatibleSuperblockSizes?: VkVideoEncodeAV1SuperblockSizeFlagsKHR;
   };
   /** `VkVideoFormatH265QuantizationMapPropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoFormatH265QuantizationMapPropertiesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     compatibleCtbSizes?: VkVideoEncodeH265CtbSizeFlagsKHR;
   };
   /** `VkVideoFormatPropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -43462,13 +43401,13 @@ export interface VkStructInputs {
   /** `VkVideoFormatQuantizationMapPropertiesKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoFormatQuantizationMapPropertiesKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     quantizationMapTexelSize?: VkStructInputs["VkExtent2D"];
   };
   /** `VkVideoInlineQueryInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoInlineQueryInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     queryPool?: VkQueryPool | null;
     firstQuery?: number;
     queryCount?: number;
@@ -43476,7 +43415,7 @@ export interface VkStructInputs {
   /** `VkVideoPictureResourceInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoPictureResourceInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     codedOffset?: VkStructInputs["VkOffset2D"];
     codedExtent?: VkStructInputs["VkExtent2D"];
     baseArrayLayer?: number;
@@ -43494,17 +43433,17 @@ export interface VkStructInputs {
   /** `VkVideoProfileListInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoProfileListInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     profileCount?: number;
     pProfiles?:
       | VkStructInputs["VkVideoProfileInfoKHR"]
       | readonly VkStructInputs["VkVideoProfileInfoKHR"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkVideoReferenceIntraRefreshInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoReferenceIntraRefreshInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     dirtyIntraRefreshRegions?: number;
   };
   /** `VkVideoReferenceSlotInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -43515,7 +43454,7 @@ export interface VkStructInputs {
     pPictureResource?:
       | VkStructInputs["VkVideoPictureResourceInfoKHR"]
       | readonly VkStructInputs["VkVideoPictureResourceInfoKHR"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkVideoSessionCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoSessionCreateInfoKHR: {
@@ -43526,7 +43465,7 @@ export interface VkStructInputs {
     pVideoProfile:
       | VkStructInputs["VkVideoProfileInfoKHR"]
       | readonly VkStructInputs["VkVideoProfileInfoKHR"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     pictureFormat?: VkFormat;
     maxCodedExtent?: VkStructInputs["VkExtent2D"];
     referencePictureFormat?: VkFormat;
@@ -43535,12 +43474,12 @@ export interface VkStructInputs {
     pStdHeaderVersion:
       | VkStructInputs["VkExtensionProperties"]
       | readonly VkStructInputs["VkExtensionProperties"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkVideoSessionMemoryRequirementsKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoSessionMemoryRequirementsKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     memoryBindIndex?: number;
     memoryRequirements?: VkStructInputs["VkMemoryRequirements"];
   };
@@ -43582,39 +43521,39 @@ export interface VkStructInputs {
   /** `VkWaylandSurfaceCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkWaylandSurfaceCreateInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkWaylandSurfaceCreateFlagsKHR;
-    display?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
-    surface?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    display?: readonly VkRawPointer[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
+    surface?: readonly VkRawPointer[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkWin32KeyedMutexAcquireReleaseInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkWin32KeyedMutexAcquireReleaseInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     acquireCount?: number;
-    pAcquireSyncs?: readonly (VkDeviceMemory | null)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
-    pAcquireKeys?: readonly (bigint | number)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
-    pAcquireTimeouts?: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pAcquireSyncs?: readonly (VkDeviceMemory | null)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
+    pAcquireKeys?: readonly (bigint | number)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
+    pAcquireTimeouts?: readonly number[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     releaseCount?: number;
-    pReleaseSyncs?: readonly (VkDeviceMemory | null)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
-    pReleaseKeys?: readonly (bigint | number)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pReleaseSyncs?: readonly (VkDeviceMemory | null)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
+    pReleaseKeys?: readonly (bigint | number)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkWin32KeyedMutexAcquireReleaseInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkWin32KeyedMutexAcquireReleaseInfoNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     acquireCount?: number;
-    pAcquireSyncs?: readonly (VkDeviceMemory | null)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
-    pAcquireKeys?: readonly (bigint | number)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
-    pAcquireTimeoutMilliseconds?: readonly number[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pAcquireSyncs?: readonly (VkDeviceMemory | null)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
+    pAcquireKeys?: readonly (bigint | number)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
+    pAcquireTimeoutMilliseconds?: readonly number[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     releaseCount?: number;
-    pReleaseSyncs?: readonly (VkDeviceMemory | null)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
-    pReleaseKeys?: readonly (bigint | number)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pReleaseSyncs?: readonly (VkDeviceMemory | null)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
+    pReleaseKeys?: readonly (bigint | number)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkWin32SurfaceCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkWin32SurfaceCreateInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkWin32SurfaceCreateFlagsKHR;
     hinstance?: bigint | number;
     hwnd?: bigint | number;
@@ -43631,73 +43570,73 @@ export interface VkStructInputs {
     pImageInfo?:
       | VkStructInputs["VkDescriptorImageInfo"]
       | readonly VkStructInputs["VkDescriptorImageInfo"][]
-      | Deno.PointerValue;
+      | VkRawPointer;
     pBufferInfo?:
       | VkStructInputs["VkDescriptorBufferInfo"]
       | readonly VkStructInputs["VkDescriptorBufferInfo"][]
-      | Deno.PointerValue;
-    pTexelBufferView?: readonly (VkBufferView | null)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+      | VkRawPointer;
+    pTexelBufferView?: readonly (VkBufferView | null)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkWriteDescriptorSetAccelerationStructureKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkWriteDescriptorSetAccelerationStructureKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     accelerationStructureCount?: number;
     pAccelerationStructures:
       | readonly (VkAccelerationStructureKHR | null)[]
       | ArrayBufferView
       | ArrayBuffer
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkWriteDescriptorSetAccelerationStructureNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkWriteDescriptorSetAccelerationStructureNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     accelerationStructureCount?: number;
     pAccelerationStructures:
       | readonly (VkAccelerationStructureNV | null)[]
       | ArrayBufferView
       | ArrayBuffer
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkWriteDescriptorSetInlineUniformBlock` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkWriteDescriptorSetInlineUniformBlock: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     dataSize?: number;
-    pData: Deno.PointerValue | ArrayBufferView | ArrayBuffer;
+    pData: VkRawPointer | ArrayBufferView | ArrayBuffer;
   };
   /** Input form of `VkWriteDescriptorSetInlineUniformBlockEXT` (alias of VkWriteDescriptorSetInlineUniformBlock). */
   VkWriteDescriptorSetInlineUniformBlockEXT: VkStructInputs["VkWriteDescriptorSetInlineUniformBlock"];
   /** `VkWriteDescriptorSetPartitionedAccelerationStructureNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkWriteDescriptorSetPartitionedAccelerationStructureNV: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     accelerationStructureCount?: number;
     pAccelerationStructures:
       | readonly (VkDeviceAddress | number)[]
       | ArrayBufferView
       | ArrayBuffer
-      | Deno.PointerValue;
+      | VkRawPointer;
   };
   /** `VkWriteDescriptorSetTensorARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkWriteDescriptorSetTensorARM: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     tensorViewCount?: number;
-    pTensorViews: readonly (VkTensorViewARM | null)[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    pTensorViews: readonly (VkTensorViewARM | null)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkWriteIndirectExecutionSetPipelineEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkWriteIndirectExecutionSetPipelineEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     index?: number;
     pipeline: VkPipeline | null;
   };
   /** `VkWriteIndirectExecutionSetShaderEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkWriteIndirectExecutionSetShaderEXT: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     index?: number;
     shader: VkShaderEXT | null;
   };
@@ -43709,17 +43648,17 @@ export interface VkStructInputs {
   /** `VkXcbSurfaceCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkXcbSurfaceCreateInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkXcbSurfaceCreateFlagsKHR;
-    connection?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    connection?: readonly VkRawPointer[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     window?: number;
   };
   /** `VkXlibSurfaceCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkXlibSurfaceCreateInfoKHR: {
     sType?: VkStructureType;
-    pNext?: Deno.PointerValue;
+    pNext?: VkRawPointer;
     flags?: VkXlibSurfaceCreateFlagsKHR;
-    dpy?: readonly Deno.PointerValue[] | ArrayBufferView | ArrayBuffer | Deno.PointerValue;
+    dpy?: readonly VkRawPointer[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     window?: bigint | number;
   };
 }
