@@ -124,18 +124,19 @@ export function readScalar(view: DataView, offset: number, kind: ScalarKind): Sc
 }
 
 /**
- * What a `kind` scalar is written from, for error messages: a bigint, a safe integer or a pointer for
- * 64-bit kinds, "a number" for the others (both also take booleans, as 1 and 0).
+ * What a `kind` scalar is written from, for error messages: a bigint or a safe integer for 64-bit kinds
+ * (a pointer too for pointers), "a number" for the others (all also take booleans, as 1 and 0).
  *
  * @example Usage
  * ```ts
  * import { scalarExpects } from "./scalar.ts";
- * console.log(scalarExpects("u64")); // a bigint, a non-negative safe integer or a pointer
+ * console.log(scalarExpects("u64")); // a bigint or a non-negative safe integer
  * ```
  */
 export function scalarExpects(kind: ScalarKind): string {
   if (SIZES[kind] !== 8 || kind === "f64") return "a number";
-  return `a bigint, a ${SIGNED.has(kind) ? "" : "non-negative "}safe integer or a pointer`;
+  const integer = `a bigint or a ${SIGNED.has(kind) ? "" : "non-negative "}safe integer`;
+  return kind === "pointer" || kind === "function" ? `a pointer, ${integer.replace(" or", ",")}` : integer;
 }
 
 const SIGNED: ReadonlySet<ScalarKind> = new Set(["i64", "isize"]);
