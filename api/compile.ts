@@ -340,11 +340,8 @@ export const RUNTIME = {
       const h: unknown = v[i];
       if (h === null || h === undefined) {
         if (nulls) continue;
-        return fail(
-          `${
-            at(command, param)
-          } element ${i}: expected a ${element} handle, got ${h} (VK_NULL_HANDLE is not valid here)`,
-        );
+        const what = `expected a ${element} handle, got ${h} (VK_NULL_HANDLE is not valid here)`;
+        return fail(`${at(command, param)} element ${i}: ${what}`);
       }
       if (!isPointerObject(h)) {
         return fail(`${at(command, param)} element ${i}: expected a ${element} handle`);

@@ -16,8 +16,9 @@ import { emitIdiomaticCode } from "./_gen_idiomatic_code.ts";
  * - `v` a value given as is [its default when left out, the kind of a 64-bit integer also taken as a
  *   number]; `b` a VkBool32 given as boolean; `n` pAllocator, always null;
  * - `s` a C string [optional]; `st` a struct literal [struct, optional];
- * - `a` an input array [element kind, element, optional, elements may be null (1; handles)]; `c` a count filled from arrays [ffi kind, array
- *   parameters]; `fix` a fixed-size array [ffi kind, length]; `buf` bytes C writes into [optional];
+ * - `a` an input array [element kind, element, optional, elements may be null (1; handles)]; `c` a count
+ *   filled from arrays [ffi kind, array parameters]; `fix` a fixed-size array [ffi kind, length]; `buf` bytes
+ *   C writes into [optional];
  *   `raw` a pointer given as is;
  * - outputs: `oh` a handle; `os` a struct [struct, takes a chain]; `ox` a scalar [ffi kind or "bool"];
  *   `om` mapped memory [how to find memory, offset and size]; `op` a pointer; `oa` an array of a size the
