@@ -69,9 +69,10 @@ let compiled = 0;
  * The runner of one command. Its source is compiled once per command (the comment makes it unique): V8 keeps
  * what it learns per source, and a `Deno.dlopen` function is a fast call only at a call site that has seen
  * that one function (~30-40 ns against ~110 on lavapipe's vkCmdSetLineWidth), so one shared runner would lose
- * the fast call as soon as it ran two commands; its hook calls would also see every command's hooks. The
- * next link is called outside any `try` (V8 makes no fast call inside one): a call's memory left by a
- * throwing next link is freed at the next call. The call record is the command's own, opened again per call.
+ * the fast call as soon as it ran two commands; its hook calls would also see every command's hooks. A hook
+ * that throws is reported and passed over: the application's call is never lost to a layer's bug. The next
+ * link is called outside any `try` (V8 makes no fast call inside one): a call's memory left by a throwing
+ * next link is freed at the next call. The call record is the command's own, opened again per call.
  */
 export function compileRunner<D extends HookedObject<S>, S extends PhasedHooks>(
   parts: RunnerParts<D, S>,
