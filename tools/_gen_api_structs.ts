@@ -260,7 +260,7 @@ export function emitStructs(
             (example.length
               ? "the example's members are required, the others zero when left out"
               : "every member optional, zero when left out") +
-            "; counts come from their arrays, sType is automatic, pNext takes `{ type, ...members }` links)."),
+            "; counts come from their arrays, sType is automatic, pNext takes extending structs as `{ type, ...members }`)."),
       " *",
       ...example,
       " * @category Structs",
