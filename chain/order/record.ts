@@ -129,9 +129,15 @@ function readWith(
   if (!wantPci && !wantDriver) return record;
   // Read by offset too: the generic chain writer and reader showed ~0.05 ms per instance in the profile.
   const l = properties2Layout();
-  const buf = s.chain;
+  // Made the first time a device's record needs it (no device of lavapipe's does without a driver id filter).
+  let chain = s.chain;
+  if (chain === undefined) {
+    const made = pinned(l.size);
+    chain = s.chain = { ...made, address: BigInt(Deno.UnsafePointer.value(made.pointer)) };
+  }
+  const buf = chain.bytes;
   buf.fill(0);
-  const base = s.chainAddress;
+  const base = chain.address;
   const v = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   // The chain: properties2 -> [PCI bus info] -> [driver properties], each struct at its own offset.
   const links = [...(wantPci ? [l.pci] : []), ...(wantDriver ? [l.driver] : [])];
@@ -142,7 +148,7 @@ function readWith(
     v.setUint32(link.at, link.sType, true);
     next = link.at + l.pNext;
   }
-  getProperties2(physicalDevice, s.pChain);
+  getProperties2(physicalDevice, chain.pointer);
   const out: { pciBus?: DeviceRecord["pciBus"]; driverID?: number } = {};
   if (wantPci) {
     const at = l.pci.at;
@@ -167,9 +173,14 @@ interface Scratch {
   readonly pProps: Deno.PointerObject;
   readonly count: DataView;
   readonly pCount: Deno.PointerObject;
-  readonly chain: Uint8Array<ArrayBuffer>;
-  readonly pChain: Deno.PointerObject;
-  readonly chainAddress: bigint;
+  /** `VkPhysicalDeviceProperties2` and the structs chained to it. */
+  chain:
+    | {
+      readonly bytes: Uint8Array<ArrayBuffer>;
+      readonly pointer: Deno.PointerObject;
+      readonly address: bigint;
+    }
+    | undefined;
   /** The extension list, grown as a device needs. */
   list: Uint8Array<ArrayBuffer> | undefined;
   pList: Deno.PointerObject | undefined;
@@ -190,15 +201,12 @@ function takeScratch(): Scratch {
   if (kept !== undefined) return kept;
   const props = pinned(propertyOffsets().size);
   const count = pinned(4);
-  const chain = pinned(properties2Layout().size);
   return {
     props: props.bytes,
     pProps: props.pointer,
     count: new DataView(count.bytes.buffer),
     pCount: count.pointer,
-    chain: chain.bytes,
-    pChain: chain.pointer,
-    chainAddress: BigInt(Deno.UnsafePointer.value(chain.pointer)),
+    chain: undefined,
     list: undefined,
     pList: undefined,
   };
