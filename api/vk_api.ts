@@ -43,6 +43,11 @@ const queuesOf = new WeakMap<object, Map<number, number>>();
 
 const DESTROYED = "was destroyed already (through VkApi)";
 
+/** A scope's entry for an object it will destroy: a new object per entry, naming the destroy command. */
+interface OwnedEntry {
+  readonly destroy: string;
+}
+
 /** Records `child` as made from `parent`, so ending the parent ends it. */
 function adopt(parent: unknown, child: Deno.PointerObject): void {
   if (!isPointerObject(parent)) return;
@@ -207,11 +212,11 @@ export class VkApi implements Disposable {
   #stack: DisposableStack | undefined;
   #sizes: Map<bigint, bigint>;
   /**
-   * What the scopes sharing this object's state will destroy, by address, with the token of the scope's entry:
-   * dropped when it is destroyed early through any of them, or when a create command through any of them makes
-   * its address again.
+   * What the scopes sharing this object's state will destroy, by address, with the scope's entry (a token
+   * naming its destroy command): dropped when that command destroys it early through any of them, or when a
+   * create command through any of them makes its address again.
    */
-  #owned: Map<bigint, object>;
+  #owned: Map<bigint, OwnedEntry>;
   /** What compiled commands ask of this object: the sizes of the memory allocated through it. */
   #hooks: CommandOwner = {
     noteAllocation: (memory, size) => {
@@ -233,7 +238,7 @@ export class VkApi implements Disposable {
     raw: VkCommandSource,
     owning: boolean,
     sizes: Map<bigint, bigint>,
-    owned: Map<bigint, object> = new Map(),
+    owned: Map<bigint, OwnedEntry> = new Map(),
     mapped: Map<bigint, ArrayBuffer[]> = new Map(),
   ) {
     this.raw = raw;
@@ -396,7 +401,7 @@ export class VkApi implements Disposable {
       for (const h of handles) {
         if (!isPointerObject(h)) continue;
         const k = address(h);
-        const token = {};
+        const token: OwnedEntry = { destroy: d.destroy };
         owned.set(k, token);
         stack.defer(() => {
           if (owned.get(k) !== token) return; // destroyed early, or its address made again
@@ -461,19 +466,35 @@ export class VkApi implements Disposable {
       const h = at === 0 ? a : b;
       if (!isPointerObject(h)) return fn(a, b, c);
       this.#refuseEnded(command, h);
-      if (this.#owned.size !== 0) this.#owned.delete(address(h));
+      if (this.#ownedAsOther(command, h)) return fn(a, b, c);
       const out = fn(a, b, c);
-      this.#ended(command, h);
+      this.#destroyed(command, h);
       return out;
     };
   }
 
   #destroy(command: string, h: Deno.PointerObject, call: () => unknown): unknown {
     this.#refuseEnded(command, h);
-    if (this.#owned.size !== 0) this.#owned.delete(address(h));
+    if (this.#ownedAsOther(command, h)) return call();
     const out = call();
-    this.#ended(command, h);
+    this.#destroyed(command, h);
     return out;
+  }
+
+  /**
+   * Whether a scope owns `h` as an object another destroy command ends: `command` was given the wrong handle,
+   * so the object stays live to `VkApi` and the scope still destroys it at its end.
+   */
+  #ownedAsOther(command: string, h: Deno.PointerObject): boolean {
+    if (this.#owned.size === 0) return false;
+    const entry = this.#owned.get(address(h));
+    return entry !== undefined && entry.destroy !== command;
+  }
+
+  /** After `command` destroyed `h` (it did not throw): no scope destroys it again, and it ends. */
+  #destroyed(command: string, h: Deno.PointerObject): void {
+    if (this.#owned.size !== 0) this.#owned.delete(address(h));
+    this.#ended(command, h);
   }
 
   /** Throws when `h`, the handle destroy command `command` is given, was ended already. */
