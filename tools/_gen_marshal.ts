@@ -154,13 +154,19 @@ class Emitter {
     if (l.sType !== undefined) lines.push(`m.u32[${at(0)} >> 2] = ${l.sType};`);
     lines.push(`let seen = 0, x;`);
     const tail: string[] = [];
+    const required = this.#requiredPointers(l.name);
     for (const m of l.members) {
       const K = JSON.stringify(m.name);
-      const get = `(x = v.${/^[A-Za-z_$][\w$]*$/.test(m.name) ? m.name : `[${K}]`}) !== undefined`;
+      const must = required.has(m.name);
+      // A required pointer: one loose test sends undefined and null to the throw (docs/behaviour.md V13).
+      const get = `(x = v.${/^[A-Za-z_$][\w$]*$/.test(m.name) ? m.name : `[${K}]`}) ${
+        must ? "!= null" : "!== undefined"
+      }`;
       const simple = this.#simple(m);
-      const block = simple
+      const block = (simple
         ? `if (${get}) seen += ${this.#store(simple, at(m.offset), "x", S, K)};`
-        : `if (${get}) {\nseen++;\n${this.#member(l, m, at(m.offset), S, K, counts)}\n}`;
+        : `if (${get}) {\nseen++;\n${this.#member(l, m, at(m.offset), S, K, counts)}\n}`) +
+        (must ? ` else missing(${S}, ${K}, x);` : "");
       if (countNames.has(m.name)) {
         const n = counts.get(m.name)!;
         tail.push(`${block} else if (n${n} >= 0) ${this.#store(simple!, at(m.offset), `n${n}`, S, K)};`);
@@ -174,6 +180,26 @@ class Emitter {
 function write${name}(m, o, v, k) {
 ${lines.join("\n")}
 }`;
+  }
+
+  /**
+   * The pointer members of `struct` that must be valid whenever it is written (docs/behaviour.md V13): vk.xml
+   * marks them neither \`optional\` nor \`noautovalidity\`, and their \`len\` (if any) names no \`optional\`
+   * count (which would let the pointer be null with a count of 0). None for unions and returned-only structs.
+   */
+  #requiredPointers(struct: string): Set<string> {
+    const t = this.#layouts.resolve(struct);
+    if (!t || t.category === "union" || t.returnedOnly) return new Set();
+    const members = t.members ?? [];
+    const byName = new Map(members.map((m) => [m.name, m]));
+    const required = new Set<string>();
+    for (const m of members) {
+      if (m.pointer === 0 || m.name === "pNext" || m.optional || m.noautovalidity) continue;
+      // The count a \`len\` names (\`queueCreateInfoCount\`, or \`codeSize\` inside pCode's latexmath).
+      const ref = m.len?.match(/[A-Za-z_]\w*/g)?.find((w) => byName.has(w));
+      if (ref === undefined || !byName.get(ref)!.optional) required.add(m.name);
+    }
+    return required;
   }
 
   /** The kind of a member stored by one helper call (a scalar, handle or pointer in place), else undefined. */
@@ -319,6 +345,7 @@ const RUNTIME = [
   "fixedStringAt",
   "getPointer",
   "mismatch",
+  "missing",
   "num",
   "pointee",
   "put64",

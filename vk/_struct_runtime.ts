@@ -84,6 +84,13 @@ export function badValue(struct: string, member: string, value: unknown, expecte
   throw new TypeError(`Cannot write "${shown(value)}" to ${where(struct, member)}: expected ${expected}`);
 }
 
+/** Throws for a pointer member the struct must have (docs/behaviour.md V13), given as undefined or null. */
+export function missing(struct: string, member: string, value: unknown): never {
+  throw new TypeError(
+    `Cannot write "${struct}": member "${member}" is a required pointer (vk.xml: not optional), got ${value}`,
+  );
+}
+
 /** Throws for two arrays of `struct` sharing count member `count` with different lengths. */
 export function mismatch(struct: string, count: string, a: string, na: number, b: string, nb: number): never {
   throw new RangeError(`Cannot fill "${count}" of "${struct}": "${a}" has ${na} and "${b}" has ${nb}`);

@@ -20,6 +20,7 @@ import {
   getPointer,
   i32,
   mismatch,
+  missing,
   pointee,
   put64,
   putAddress,
@@ -411,7 +412,7 @@ export function structs() {
     if ((x = v.stageFlags) !== undefined) seen += u32(m, o + 16, x, S, "stageFlags");
     if ((x = v.layout) !== undefined) seen += putPointer(m, o + 24, x, S, "layout");
     if ((x = v.firstSet) !== undefined) seen += u32(m, o + 32, x, S, "firstSet");
-    if ((x = v.pDescriptorSets) !== undefined) {
+    if ((x = v.pDescriptorSets) != null) {
       seen++;
       let t = -1;
       t = array(m, o + 40, x, "pointer", 8, S, "pDescriptorSets");
@@ -420,7 +421,7 @@ export function structs() {
         n0 = t;
         f0 = "pDescriptorSets";
       }
-    }
+    } else missing(S, "pDescriptorSets", x);
     if ((x = v.pDynamicOffsets) !== undefined) {
       seen++;
       let t = -1;
@@ -590,10 +591,10 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pResult) !== undefined) {
+    if ((x = v.pResult) != null) {
       seen++;
       array(m, o + 16, x, "u32", 4, S, "pResult");
-    }
+    } else missing(S, "pResult", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -771,7 +772,7 @@ export function structs() {
     if ((x = v.srcImageLayout) !== undefined) seen += u32(m, o + 24, x, S, "srcImageLayout");
     if ((x = v.dstImage) !== undefined) seen += putPointer(m, o + 32, x, S, "dstImage");
     if ((x = v.dstImageLayout) !== undefined) seen += u32(m, o + 40, x, S, "dstImageLayout");
-    if ((x = v.pRegions) !== undefined) {
+    if ((x = v.pRegions) != null) {
       seen++;
       let t = -1;
       t = pointee(m, o + 48, x, 96, S, "pRegions");
@@ -795,7 +796,7 @@ export function structs() {
         n0 = t;
         f0 = "pRegions";
       }
-    }
+    } else missing(S, "pRegions", x);
     if ((x = v.filter) !== undefined) seen += u32(m, o + 56, x, S, "filter");
     if ((x = v.regionCount) !== undefined) seen += u32(m, o + 44, x, S, "regionCount");
     else if (n0 >= 0) u32(m, o + 44, n0, S, "regionCount");
@@ -1710,7 +1711,7 @@ export function structs() {
     }
     if ((x = v.srcBuffer) !== undefined) seen += putPointer(m, o + 16, x, S, "srcBuffer");
     if ((x = v.dstBuffer) !== undefined) seen += putPointer(m, o + 24, x, S, "dstBuffer");
-    if ((x = v.pRegions) !== undefined) {
+    if ((x = v.pRegions) != null) {
       seen++;
       let t = -1;
       t = pointee(m, o + 40, x, 40, S, "pRegions");
@@ -1734,7 +1735,7 @@ export function structs() {
         n0 = t;
         f0 = "pRegions";
       }
-    }
+    } else missing(S, "pRegions", x);
     if ((x = v.regionCount) !== undefined) seen += u32(m, o + 32, x, S, "regionCount");
     else if (n0 >= 0) u32(m, o + 32, n0, S, "regionCount");
     let keys = 0;
@@ -1768,7 +1769,7 @@ export function structs() {
     if ((x = v.srcBuffer) !== undefined) seen += putPointer(m, o + 16, x, S, "srcBuffer");
     if ((x = v.dstImage) !== undefined) seen += putPointer(m, o + 24, x, S, "dstImage");
     if ((x = v.dstImageLayout) !== undefined) seen += u32(m, o + 32, x, S, "dstImageLayout");
-    if ((x = v.pRegions) !== undefined) {
+    if ((x = v.pRegions) != null) {
       seen++;
       let t = -1;
       t = pointee(m, o + 40, x, 72, S, "pRegions");
@@ -1792,7 +1793,7 @@ export function structs() {
         n0 = t;
         f0 = "pRegions";
       }
-    }
+    } else missing(S, "pRegions", x);
     if ((x = v.regionCount) !== undefined) seen += u32(m, o + 36, x, S, "regionCount");
     else if (n0 >= 0) u32(m, o + 36, n0, S, "regionCount");
     let keys = 0;
@@ -1865,7 +1866,7 @@ export function structs() {
     if ((x = v.srcImageLayout) !== undefined) seen += u32(m, o + 24, x, S, "srcImageLayout");
     if ((x = v.dstImage) !== undefined) seen += putPointer(m, o + 32, x, S, "dstImage");
     if ((x = v.dstImageLayout) !== undefined) seen += u32(m, o + 40, x, S, "dstImageLayout");
-    if ((x = v.pRegions) !== undefined) {
+    if ((x = v.pRegions) != null) {
       seen++;
       let t = -1;
       t = pointee(m, o + 48, x, 88, S, "pRegions");
@@ -1889,7 +1890,7 @@ export function structs() {
         n0 = t;
         f0 = "pRegions";
       }
-    }
+    } else missing(S, "pRegions", x);
     if ((x = v.regionCount) !== undefined) seen += u32(m, o + 44, x, S, "regionCount");
     else if (n0 >= 0) u32(m, o + 44, n0, S, "regionCount");
     let keys = 0;
@@ -1925,7 +1926,7 @@ export function structs() {
     if ((x = v.srcImage) !== undefined) seen += putPointer(m, o + 16, x, S, "srcImage");
     if ((x = v.srcImageLayout) !== undefined) seen += u32(m, o + 24, x, S, "srcImageLayout");
     if ((x = v.dstBuffer) !== undefined) seen += putPointer(m, o + 32, x, S, "dstBuffer");
-    if ((x = v.pRegions) !== undefined) {
+    if ((x = v.pRegions) != null) {
       seen++;
       let t = -1;
       t = pointee(m, o + 48, x, 72, S, "pRegions");
@@ -1949,7 +1950,7 @@ export function structs() {
         n0 = t;
         f0 = "pRegions";
       }
-    }
+    } else missing(S, "pRegions", x);
     if ((x = v.regionCount) !== undefined) seen += u32(m, o + 40, x, S, "regionCount");
     else if (n0 >= 0) u32(m, o + 40, n0, S, "regionCount");
     let keys = 0;
@@ -1986,7 +1987,7 @@ export function structs() {
     if ((x = v.srcImageLayout) !== undefined) seen += u32(m, o + 32, x, S, "srcImageLayout");
     if ((x = v.dstImage) !== undefined) seen += putPointer(m, o + 40, x, S, "dstImage");
     if ((x = v.dstImageLayout) !== undefined) seen += u32(m, o + 48, x, S, "dstImageLayout");
-    if ((x = v.pRegions) !== undefined) {
+    if ((x = v.pRegions) != null) {
       seen++;
       let t = -1;
       t = pointee(m, o + 56, x, 88, S, "pRegions");
@@ -2010,7 +2011,7 @@ export function structs() {
         n0 = t;
         f0 = "pRegions";
       }
-    }
+    } else missing(S, "pRegions", x);
     if ((x = v.regionCount) !== undefined) seen += u32(m, o + 52, x, S, "regionCount");
     else if (n0 >= 0) u32(m, o + 52, n0, S, "regionCount");
     let keys = 0;
@@ -2047,7 +2048,7 @@ export function structs() {
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
     if ((x = v.srcImage) !== undefined) seen += putPointer(m, o + 24, x, S, "srcImage");
     if ((x = v.srcImageLayout) !== undefined) seen += u32(m, o + 32, x, S, "srcImageLayout");
-    if ((x = v.pRegions) !== undefined) {
+    if ((x = v.pRegions) != null) {
       seen++;
       let t = -1;
       t = pointee(m, o + 40, x, 72, S, "pRegions");
@@ -2071,7 +2072,7 @@ export function structs() {
         n0 = t;
         f0 = "pRegions";
       }
-    }
+    } else missing(S, "pRegions", x);
     if ((x = v.regionCount) !== undefined) seen += u32(m, o + 36, x, S, "regionCount");
     else if (n0 >= 0) u32(m, o + 36, n0, S, "regionCount");
     let keys = 0;
@@ -2106,7 +2107,7 @@ export function structs() {
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
     if ((x = v.dstImage) !== undefined) seen += putPointer(m, o + 24, x, S, "dstImage");
     if ((x = v.dstImageLayout) !== undefined) seen += u32(m, o + 32, x, S, "dstImageLayout");
-    if ((x = v.pRegions) !== undefined) {
+    if ((x = v.pRegions) != null) {
       seen++;
       let t = -1;
       t = pointee(m, o + 40, x, 72, S, "pRegions");
@@ -2130,7 +2131,7 @@ export function structs() {
         n0 = t;
         f0 = "pRegions";
       }
-    }
+    } else missing(S, "pRegions", x);
     if ((x = v.regionCount) !== undefined) seen += u32(m, o + 36, x, S, "regionCount");
     else if (n0 >= 0) u32(m, o + 36, n0, S, "regionCount");
     let keys = 0;
@@ -2425,7 +2426,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.descriptorPool) !== undefined) seen += putPointer(m, o + 16, x, S, "descriptorPool");
-    if ((x = v.pSetLayouts) !== undefined) {
+    if ((x = v.pSetLayouts) != null) {
       seen++;
       let t = -1;
       t = array(m, o + 32, x, "pointer", 8, S, "pSetLayouts");
@@ -2434,7 +2435,7 @@ export function structs() {
         n0 = t;
         f0 = "pSetLayouts";
       }
-    }
+    } else missing(S, "pSetLayouts", x);
     if ((x = v.descriptorSetCount) !== undefined) seen += u32(m, o + 24, x, S, "descriptorSetCount");
     else if (n0 >= 0) u32(m, o + 24, n0, S, "descriptorSetCount");
     let keys = 0;
@@ -2684,7 +2685,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
-    if ((x = v.pDescriptorUpdateEntries) !== undefined) {
+    if ((x = v.pDescriptorUpdateEntries) != null) {
       seen++;
       let t = -1;
       t = pointee(m, o + 24, x, 32, S, "pDescriptorUpdateEntries");
@@ -2715,7 +2716,7 @@ export function structs() {
         n0 = t;
         f0 = "pDescriptorUpdateEntries";
       }
-    }
+    } else missing(S, "pDescriptorUpdateEntries", x);
     if ((x = v.templateType) !== undefined) seen += u32(m, o + 32, x, S, "templateType");
     if ((x = v.descriptorSetLayout) !== undefined) seen += putPointer(m, o + 40, x, S, "descriptorSetLayout");
     if ((x = v.pipelineBindPoint) !== undefined) seen += u32(m, o + 48, x, S, "pipelineBindPoint");
@@ -2782,7 +2783,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pCreateInfo) !== undefined) {
+    if ((x = v.pCreateInfo) != null) {
       seen++;
       let t = -1;
       t = pointee(m, o + 16, x, 56, S, "pCreateInfo");
@@ -2801,7 +2802,7 @@ export function structs() {
           t = x.length;
         } else t = 0;
       }
-    }
+    } else missing(S, "pCreateInfo", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -3147,7 +3148,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pCreateInfo) !== undefined) {
+    if ((x = v.pCreateInfo) != null) {
       seen++;
       let t = -1;
       t = pointee(m, o + 16, x, 88, S, "pCreateInfo");
@@ -3166,7 +3167,7 @@ export function structs() {
           t = x.length;
         } else t = 0;
       }
-    }
+    } else missing(S, "pCreateInfo", x);
     if ((x = v.planeAspect) !== undefined) seen += u32(m, o + 24, x, S, "planeAspect");
     let keys = 0;
     for (const _ in v) keys++;
@@ -3193,7 +3194,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pCreateInfo) !== undefined) {
+    if ((x = v.pCreateInfo) != null) {
       seen++;
       let t = -1;
       t = pointee(m, o + 16, x, 88, S, "pCreateInfo");
@@ -3212,8 +3213,8 @@ export function structs() {
           t = x.length;
         } else t = 0;
       }
-    }
-    if ((x = v.pSubresource) !== undefined) {
+    } else missing(S, "pCreateInfo", x);
+    if ((x = v.pSubresource) != null) {
       seen++;
       let t = -1;
       t = pointee(m, o + 24, x, 32, S, "pSubresource");
@@ -3232,7 +3233,7 @@ export function structs() {
           t = x.length;
         } else t = 0;
       }
-    }
+    } else missing(S, "pSubresource", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -3525,7 +3526,7 @@ export function structs() {
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
     if ((x = v.queueFamilyIndex) !== undefined) seen += u32(m, o + 20, x, S, "queueFamilyIndex");
-    if ((x = v.pQueuePriorities) !== undefined) {
+    if ((x = v.pQueuePriorities) != null) {
       seen++;
       let t = -1;
       t = array(m, o + 32, x, "f32", 4, S, "pQueuePriorities");
@@ -3534,7 +3535,7 @@ export function structs() {
         n0 = t;
         f0 = "pQueuePriorities";
       }
-    }
+    } else missing(S, "pQueuePriorities", x);
     if ((x = v.queueCount) !== undefined) seen += u32(m, o + 24, x, S, "queueCount");
     else if (n0 >= 0) u32(m, o + 24, n0, S, "queueCount");
     let keys = 0;
@@ -5464,10 +5465,10 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pHostPointer) !== undefined) {
+    if ((x = v.pHostPointer) != null) {
       seen++;
       array(m, o + 16, x, "bytes", 1, S, "pHostPointer");
-    }
+    } else missing(S, "pHostPointer", x);
     if ((x = v.memoryRowLength) !== undefined) seen += u32(m, o + 24, x, S, "memoryRowLength");
     if ((x = v.memoryImageHeight) !== undefined) seen += u32(m, o + 28, x, S, "memoryImageHeight");
     if ((x = v.imageSubresource) !== undefined) {
@@ -6032,10 +6033,10 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pHostPointer) !== undefined) {
+    if ((x = v.pHostPointer) != null) {
       seen++;
       array(m, o + 16, x, "bytes", 1, S, "pHostPointer");
-    }
+    } else missing(S, "pHostPointer", x);
     if ((x = v.memoryRowLength) !== undefined) seen += u32(m, o + 24, x, S, "memoryRowLength");
     if ((x = v.memoryImageHeight) !== undefined) seen += u32(m, o + 28, x, S, "memoryImageHeight");
     if ((x = v.imageSubresource) !== undefined) {
@@ -11000,7 +11001,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pPipelineCreationFeedback) !== undefined) {
+    if ((x = v.pPipelineCreationFeedback) != null) {
       seen++;
       let t = -1;
       t = pointee(m, o + 16, x, 16, S, "pPipelineCreationFeedback");
@@ -11024,7 +11025,7 @@ export function structs() {
           t = x.length;
         } else t = 0;
       }
-    }
+    } else missing(S, "pPipelineCreationFeedback", x);
     if ((x = v.pPipelineStageCreationFeedbacks) !== undefined) {
       seen++;
       let t = -1;
@@ -11541,10 +11542,10 @@ export function structs() {
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
     if ((x = v.stage) !== undefined) seen += u32(m, o + 20, x, S, "stage");
     if ((x = v.module) !== undefined) seen += putPointer(m, o + 24, x, S, "module");
-    if ((x = v.pName) !== undefined) {
+    if ((x = v.pName) != null) {
       seen++;
       str(m, o + 32, x, S, "pName");
-    }
+    } else missing(S, "pName", x);
     if ((x = v.pSpecializationInfo) !== undefined) {
       seen++;
       let t = -1;
@@ -11671,7 +11672,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pVertexBindingDivisors) !== undefined) {
+    if ((x = v.pVertexBindingDivisors) != null) {
       seen++;
       let t = -1;
       t = pointee(m, o + 24, x, 8, S, "pVertexBindingDivisors");
@@ -11702,7 +11703,7 @@ export function structs() {
         n0 = t;
         f0 = "pVertexBindingDivisors";
       }
-    }
+    } else missing(S, "pVertexBindingDivisors", x);
     if ((x = v.vertexBindingDivisorCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "vertexBindingDivisorCount");
     } else if (n0 >= 0) u32(m, o + 16, n0, S, "vertexBindingDivisorCount");
@@ -11992,7 +11993,7 @@ export function structs() {
     if ((x = v.layout) !== undefined) seen += putPointer(m, o + 16, x, S, "layout");
     if ((x = v.stageFlags) !== undefined) seen += u32(m, o + 24, x, S, "stageFlags");
     if ((x = v.offset) !== undefined) seen += u32(m, o + 28, x, S, "offset");
-    if ((x = v.pValues) !== undefined) {
+    if ((x = v.pValues) != null) {
       seen++;
       let t = -1;
       t = array(m, o + 40, x, "bytes", 1, S, "pValues");
@@ -12001,7 +12002,7 @@ export function structs() {
         n0 = t;
         f0 = "pValues";
       }
-    }
+    } else missing(S, "pValues", x);
     if ((x = v.size) !== undefined) seen += u32(m, o + 32, x, S, "size");
     else if (n0 >= 0) u32(m, o + 32, n0, S, "size");
     let keys = 0;
@@ -12036,7 +12037,7 @@ export function structs() {
     if ((x = v.stageFlags) !== undefined) seen += u32(m, o + 16, x, S, "stageFlags");
     if ((x = v.layout) !== undefined) seen += putPointer(m, o + 24, x, S, "layout");
     if ((x = v.set) !== undefined) seen += u32(m, o + 32, x, S, "set");
-    if ((x = v.pDescriptorWrites) !== undefined) {
+    if ((x = v.pDescriptorWrites) != null) {
       seen++;
       let t = -1;
       t = pointee(m, o + 40, x, 64, S, "pDescriptorWrites");
@@ -12060,7 +12061,7 @@ export function structs() {
         n0 = t;
         f0 = "pDescriptorWrites";
       }
-    }
+    } else missing(S, "pDescriptorWrites", x);
     if ((x = v.descriptorWriteCount) !== undefined) seen += u32(m, o + 36, x, S, "descriptorWriteCount");
     else if (n0 >= 0) u32(m, o + 36, n0, S, "descriptorWriteCount");
     let keys = 0;
@@ -12096,10 +12097,10 @@ export function structs() {
     }
     if ((x = v.layout) !== undefined) seen += putPointer(m, o + 24, x, S, "layout");
     if ((x = v.set) !== undefined) seen += u32(m, o + 32, x, S, "set");
-    if ((x = v.pData) !== undefined) {
+    if ((x = v.pData) != null) {
       seen++;
       array(m, o + 40, x, "bytes", 1, S, "pData");
-    }
+    } else missing(S, "pData", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -12401,7 +12402,7 @@ export function structs() {
         f0 = "pAttachments";
       }
     }
-    if ((x = v.pSubpasses) !== undefined) {
+    if ((x = v.pSubpasses) != null) {
       seen++;
       let t = -1;
       t = pointee(m, o + 40, x, 72, S, "pSubpasses");
@@ -12425,7 +12426,7 @@ export function structs() {
         n1 = t;
         f1 = "pSubpasses";
       }
-    }
+    } else missing(S, "pSubpasses", x);
     if ((x = v.pDependencies) !== undefined) {
       seen++;
       let t = -1;
@@ -12517,7 +12518,7 @@ export function structs() {
         f0 = "pAttachments";
       }
     }
-    if ((x = v.pSubpasses) !== undefined) {
+    if ((x = v.pSubpasses) != null) {
       seen++;
       let t = -1;
       t = pointee(m, o + 40, x, 88, S, "pSubpasses");
@@ -12541,7 +12542,7 @@ export function structs() {
         n1 = t;
         f1 = "pSubpasses";
       }
-    }
+    } else missing(S, "pSubpasses", x);
     if ((x = v.pDependencies) !== undefined) {
       seen++;
       let t = -1;
@@ -12619,7 +12620,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pAspectReferences) !== undefined) {
+    if ((x = v.pAspectReferences) != null) {
       seen++;
       let t = -1;
       t = pointee(m, o + 24, x, 12, S, "pAspectReferences");
@@ -12643,7 +12644,7 @@ export function structs() {
         n0 = t;
         f0 = "pAspectReferences";
       }
-    }
+    } else missing(S, "pAspectReferences", x);
     if ((x = v.aspectReferenceCount) !== undefined) seen += u32(m, o + 16, x, S, "aspectReferenceCount");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "aspectReferenceCount");
     let keys = 0;
@@ -13028,7 +13029,7 @@ export function structs() {
     if ((x = v.srcImageLayout) !== undefined) seen += u32(m, o + 24, x, S, "srcImageLayout");
     if ((x = v.dstImage) !== undefined) seen += putPointer(m, o + 32, x, S, "dstImage");
     if ((x = v.dstImageLayout) !== undefined) seen += u32(m, o + 40, x, S, "dstImageLayout");
-    if ((x = v.pRegions) !== undefined) {
+    if ((x = v.pRegions) != null) {
       seen++;
       let t = -1;
       t = pointee(m, o + 48, x, 88, S, "pRegions");
@@ -13052,7 +13053,7 @@ export function structs() {
         n0 = t;
         f0 = "pRegions";
       }
-    }
+    } else missing(S, "pRegions", x);
     if ((x = v.regionCount) !== undefined) seen += u32(m, o + 44, x, S, "regionCount");
     else if (n0 >= 0) u32(m, o + 44, n0, S, "regionCount");
     let keys = 0;
@@ -13375,7 +13376,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
-    if ((x = v.pSemaphores) !== undefined) {
+    if ((x = v.pSemaphores) != null) {
       seen++;
       let t = -1;
       t = array(m, o + 24, x, "pointer", 8, S, "pSemaphores");
@@ -13384,8 +13385,8 @@ export function structs() {
         n0 = t;
         f0 = "pSemaphores";
       }
-    }
-    if ((x = v.pValues) !== undefined) {
+    } else missing(S, "pSemaphores", x);
+    if ((x = v.pValues) != null) {
       seen++;
       let t = -1;
       t = array(m, o + 32, x, "u64", 8, S, "pValues");
@@ -13394,7 +13395,7 @@ export function structs() {
         n0 = t;
         f0 = "pValues";
       }
-    }
+    } else missing(S, "pValues", x);
     if ((x = v.semaphoreCount) !== undefined) seen += u32(m, o + 20, x, S, "semaphoreCount");
     else if (n0 >= 0) u32(m, o + 20, n0, S, "semaphoreCount");
     let keys = 0;
@@ -13426,7 +13427,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
-    if ((x = v.pCode) !== undefined) {
+    if ((x = v.pCode) != null) {
       seen++;
       let t = -1;
       t = array(m, o + 32, x, "u32", 4, S, "pCode") * 4;
@@ -13435,7 +13436,7 @@ export function structs() {
         n0 = t;
         f0 = "pCode";
       }
-    }
+    } else missing(S, "pCode", x);
     if ((x = v.codeSize) !== undefined) seen += put64(m, o + 24, x, S, "codeSize");
     else if (n0 >= 0) put64(m, o + 24, n0, S, "codeSize");
     let keys = 0;
@@ -13460,7 +13461,7 @@ export function structs() {
     let n0 = -1, f0 = "";
     let seen = 0, x;
     if ((x = v.buffer) !== undefined) seen += putPointer(m, o, x, S, "buffer");
-    if ((x = v.pBinds) !== undefined) {
+    if ((x = v.pBinds) != null) {
       seen++;
       let t = -1;
       t = pointee(m, o + 16, x, 40, S, "pBinds");
@@ -13484,7 +13485,7 @@ export function structs() {
         n0 = t;
         f0 = "pBinds";
       }
-    }
+    } else missing(S, "pBinds", x);
     if ((x = v.bindCount) !== undefined) seen += u32(m, o + 8, x, S, "bindCount");
     else if (n0 >= 0) u32(m, o + 8, n0, S, "bindCount");
     let keys = 0;
@@ -13600,7 +13601,7 @@ export function structs() {
     let n0 = -1, f0 = "";
     let seen = 0, x;
     if ((x = v.image) !== undefined) seen += putPointer(m, o, x, S, "image");
-    if ((x = v.pBinds) !== undefined) {
+    if ((x = v.pBinds) != null) {
       seen++;
       let t = -1;
       t = pointee(m, o + 16, x, 64, S, "pBinds");
@@ -13624,7 +13625,7 @@ export function structs() {
         n0 = t;
         f0 = "pBinds";
       }
-    }
+    } else missing(S, "pBinds", x);
     if ((x = v.bindCount) !== undefined) seen += u32(m, o + 8, x, S, "bindCount");
     else if (n0 >= 0) u32(m, o + 8, n0, S, "bindCount");
     let keys = 0;
@@ -13705,7 +13706,7 @@ export function structs() {
     let n0 = -1, f0 = "";
     let seen = 0, x;
     if ((x = v.image) !== undefined) seen += putPointer(m, o, x, S, "image");
-    if ((x = v.pBinds) !== undefined) {
+    if ((x = v.pBinds) != null) {
       seen++;
       let t = -1;
       t = pointee(m, o + 16, x, 40, S, "pBinds");
@@ -13729,7 +13730,7 @@ export function structs() {
         n0 = t;
         f0 = "pBinds";
       }
-    }
+    } else missing(S, "pBinds", x);
     if ((x = v.bindCount) !== undefined) seen += u32(m, o + 8, x, S, "bindCount");
     else if (n0 >= 0) u32(m, o + 8, n0, S, "bindCount");
     let keys = 0;
@@ -14874,7 +14875,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pData) !== undefined) {
+    if ((x = v.pData) != null) {
       seen++;
       let t = -1;
       t = array(m, o + 24, x, "bytes", 1, S, "pData");
@@ -14883,7 +14884,7 @@ export function structs() {
         n0 = t;
         f0 = "pData";
       }
-    }
+    } else missing(S, "pData", x);
     if ((x = v.dataSize) !== undefined) seen += u32(m, o + 16, x, S, "dataSize");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "dataSize");
     let keys = 0;

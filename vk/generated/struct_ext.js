@@ -20,6 +20,7 @@ import {
   getPointer,
   i32,
   mismatch,
+  missing,
   pointee,
   put64,
   putAddress,
@@ -830,10 +831,10 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pMarkerName) !== undefined) {
+    if ((x = v.pMarkerName) != null) {
       seen++;
       str(m, o + 16, x, S, "pMarkerName");
-    }
+    } else missing(S, "pMarkerName", x);
     if ((x = v.color) !== undefined) {
       seen++;
       fixedArray(m, o + 24, "f32", 4, 4, x, S, "color");
@@ -865,10 +866,10 @@ export function structs() {
     }
     if ((x = v.objectType) !== undefined) seen += u32(m, o + 16, x, S, "objectType");
     if ((x = v.object) !== undefined) seen += put64(m, o + 24, x, S, "object");
-    if ((x = v.pObjectName) !== undefined) {
+    if ((x = v.pObjectName) != null) {
       seen++;
       str(m, o + 32, x, S, "pObjectName");
-    }
+    } else missing(S, "pObjectName", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -899,7 +900,7 @@ export function structs() {
     if ((x = v.objectType) !== undefined) seen += u32(m, o + 16, x, S, "objectType");
     if ((x = v.object) !== undefined) seen += put64(m, o + 24, x, S, "object");
     if ((x = v.tagName) !== undefined) seen += put64(m, o + 32, x, S, "tagName");
-    if ((x = v.pTag) !== undefined) {
+    if ((x = v.pTag) != null) {
       seen++;
       let t = -1;
       t = array(m, o + 48, x, "bytes", 1, S, "pTag");
@@ -908,7 +909,7 @@ export function structs() {
         n0 = t;
         f0 = "pTag";
       }
-    }
+    } else missing(S, "pTag", x);
     if ((x = v.tagSize) !== undefined) seen += put64(m, o + 40, x, S, "tagSize");
     else if (n0 >= 0) put64(m, o + 40, n0, S, "tagSize");
     let keys = 0;
@@ -971,10 +972,10 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pLabelName) !== undefined) {
+    if ((x = v.pLabelName) != null) {
       seen++;
       str(m, o + 16, x, S, "pLabelName");
-    }
+    } else missing(S, "pLabelName", x);
     if ((x = v.color) !== undefined) {
       seen++;
       fixedArray(m, o + 24, "f32", 4, 4, x, S, "color");
@@ -1203,7 +1204,7 @@ export function structs() {
     if ((x = v.objectType) !== undefined) seen += u32(m, o + 16, x, S, "objectType");
     if ((x = v.objectHandle) !== undefined) seen += put64(m, o + 24, x, S, "objectHandle");
     if ((x = v.tagName) !== undefined) seen += put64(m, o + 32, x, S, "tagName");
-    if ((x = v.pTag) !== undefined) {
+    if ((x = v.pTag) != null) {
       seen++;
       let t = -1;
       t = array(m, o + 48, x, "bytes", 1, S, "pTag");
@@ -1212,7 +1213,7 @@ export function structs() {
         n0 = t;
         f0 = "pTag";
       }
-    }
+    } else missing(S, "pTag", x);
     if ((x = v.tagSize) !== undefined) seen += put64(m, o + 40, x, S, "tagSize");
     else if (n0 >= 0) put64(m, o + 40, n0, S, "tagSize");
     let keys = 0;
@@ -1245,7 +1246,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.decompressionMethod) !== undefined) seen += put64(m, o + 16, x, S, "decompressionMethod");
-    if ((x = v.pRegions) !== undefined) {
+    if ((x = v.pRegions) != null) {
       seen++;
       let t = -1;
       t = pointee(m, o + 32, x, 32, S, "pRegions");
@@ -1269,7 +1270,7 @@ export function structs() {
         n0 = t;
         f0 = "pRegions";
       }
-    }
+    } else missing(S, "pRegions", x);
     if ((x = v.regionCount) !== undefined) seen += u32(m, o + 24, x, S, "regionCount");
     else if (n0 >= 0) u32(m, o + 24, n0, S, "regionCount");
     let keys = 0;
@@ -3108,7 +3109,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pShaders) !== undefined) {
+    if ((x = v.pShaders) != null) {
       seen++;
       let t = -1;
       t = array(m, o + 24, x, "pointer", 8, S, "pShaders");
@@ -3117,7 +3118,7 @@ export function structs() {
         n0 = t;
         f0 = "pShaders";
       }
-    }
+    } else missing(S, "pShaders", x);
     if ((x = v.shaderCount) !== undefined) seen += u32(m, o + 16, x, S, "shaderCount");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "shaderCount");
     let keys = 0;
@@ -3247,7 +3248,7 @@ export function structs() {
     const S = "VkHostAddressRangeConstEXT";
     let n0 = -1, f0 = "";
     let seen = 0, x;
-    if ((x = v.address) !== undefined) {
+    if ((x = v.address) != null) {
       seen++;
       let t = -1;
       t = array(m, o, x, "bytes", 1, S, "address");
@@ -3256,7 +3257,7 @@ export function structs() {
         n0 = t;
         f0 = "address";
       }
-    }
+    } else missing(S, "address", x);
     if ((x = v.size) !== undefined) seen += put64(m, o + 8, x, S, "size");
     else if (n0 >= 0) put64(m, o + 8, n0, S, "size");
     let keys = 0;
@@ -3277,7 +3278,7 @@ export function structs() {
     const S = "VkHostAddressRangeEXT";
     let n0 = -1, f0 = "";
     let seen = 0, x;
-    if ((x = v.address) !== undefined) {
+    if ((x = v.address) != null) {
       seen++;
       let t = -1;
       t = array(m, o, x, "bytes", 1, S, "address");
@@ -3286,7 +3287,7 @@ export function structs() {
         n0 = t;
         f0 = "address";
       }
-    }
+    } else missing(S, "address", x);
     if ((x = v.size) !== undefined) seen += put64(m, o + 8, x, S, "size");
     else if (n0 >= 0) put64(m, o + 8, n0, S, "size");
     let keys = 0;
@@ -3407,7 +3408,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pView) !== undefined) {
+    if ((x = v.pView) != null) {
       seen++;
       let t = -1;
       t = pointee(m, o + 16, x, 80, S, "pView");
@@ -3426,7 +3427,7 @@ export function structs() {
           t = x.length;
         } else t = 0;
       }
-    }
+    } else missing(S, "pView", x);
     if ((x = v.layout) !== undefined) seen += u32(m, o + 24, x, S, "layout");
     let keys = 0;
     for (const _ in v) keys++;
@@ -3455,7 +3456,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.drmFormatModifier) !== undefined) seen += put64(m, o + 16, x, S, "drmFormatModifier");
-    if ((x = v.pPlaneLayouts) !== undefined) {
+    if ((x = v.pPlaneLayouts) != null) {
       seen++;
       let t = -1;
       t = pointee(m, o + 32, x, 40, S, "pPlaneLayouts");
@@ -3479,7 +3480,7 @@ export function structs() {
         n0 = t;
         f0 = "pPlaneLayouts";
       }
-    }
+    } else missing(S, "pPlaneLayouts", x);
     if ((x = v.drmFormatModifierPlaneCount) !== undefined) {
       seen += u32(m, o + 24, x, S, "drmFormatModifierPlaneCount");
     } else if (n0 >= 0) u32(m, o + 24, n0, S, "drmFormatModifierPlaneCount");
@@ -3510,7 +3511,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pDrmFormatModifiers) !== undefined) {
+    if ((x = v.pDrmFormatModifiers) != null) {
       seen++;
       let t = -1;
       t = array(m, o + 24, x, "u64", 8, S, "pDrmFormatModifiers");
@@ -3519,7 +3520,7 @@ export function structs() {
         n0 = t;
         f0 = "pDrmFormatModifiers";
       }
-    }
+    } else missing(S, "pDrmFormatModifiers", x);
     if ((x = v.drmFormatModifierCount) !== undefined) seen += u32(m, o + 16, x, S, "drmFormatModifierCount");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "drmFormatModifierCount");
     let keys = 0;
@@ -3700,10 +3701,10 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 16, x, S, "handleType");
-    if ((x = v.pHostPointer) !== undefined) {
+    if ((x = v.pHostPointer) != null) {
       seen++;
       array(m, o + 24, x, "bytes", 1, S, "pHostPointer");
-    }
+    } else missing(S, "pHostPointer", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -3902,7 +3903,7 @@ export function structs() {
     if ((x = v.shaderStages) !== undefined) seen += u32(m, o + 20, x, S, "shaderStages");
     if ((x = v.indirectStride) !== undefined) seen += u32(m, o + 24, x, S, "indirectStride");
     if ((x = v.pipelineLayout) !== undefined) seen += putPointer(m, o + 32, x, S, "pipelineLayout");
-    if ((x = v.pTokens) !== undefined) {
+    if ((x = v.pTokens) != null) {
       seen++;
       let t = -1;
       t = pointee(m, o + 48, x, 40, S, "pTokens");
@@ -3926,7 +3927,7 @@ export function structs() {
         n0 = t;
         f0 = "pTokens";
       }
-    }
+    } else missing(S, "pTokens", x);
     if ((x = v.tokenCount) !== undefined) seen += u32(m, o + 40, x, S, "tokenCount");
     else if (n0 >= 0) u32(m, o + 40, n0, S, "tokenCount");
     let keys = 0;
@@ -4265,7 +4266,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pInitialShaders) !== undefined) {
+    if ((x = v.pInitialShaders) != null) {
       seen++;
       let t = -1;
       t = array(m, o + 24, x, "pointer", 8, S, "pInitialShaders");
@@ -4274,7 +4275,7 @@ export function structs() {
         n0 = t;
         f0 = "pInitialShaders";
       }
-    }
+    } else missing(S, "pInitialShaders", x);
     if ((x = v.pSetLayoutInfos) !== undefined) {
       seen++;
       let t = -1;
@@ -4397,14 +4398,14 @@ export function structs() {
     const S = "VkLayerSettingEXT";
     let n0 = -1, f0 = "";
     let seen = 0, x;
-    if ((x = v.pLayerName) !== undefined) {
+    if ((x = v.pLayerName) != null) {
       seen++;
       str(m, o, x, S, "pLayerName");
-    }
-    if ((x = v.pSettingName) !== undefined) {
+    } else missing(S, "pLayerName", x);
+    if ((x = v.pSettingName) != null) {
       seen++;
       str(m, o + 8, x, S, "pSettingName");
-    }
+    } else missing(S, "pSettingName", x);
     if ((x = v.type) !== undefined) seen += u32(m, o + 16, x, S, "type");
     if ((x = v.pValues) !== undefined) {
       seen++;
@@ -4834,10 +4835,10 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pVersionData) !== undefined) {
+    if ((x = v.pVersionData) != null) {
       seen++;
       array(m, o + 16, x, "u8", 1, S, "pVersionData");
-    }
+    } else missing(S, "pVersionData", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -5095,10 +5096,10 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.opaqueCaptureDescriptorData) !== undefined) {
+    if ((x = v.opaqueCaptureDescriptorData) != null) {
       seen++;
       array(m, o + 16, x, "bytes", 1, S, "opaqueCaptureDescriptorData");
-    }
+    } else missing(S, "opaqueCaptureDescriptorData", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -9971,7 +9972,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pRenderPassFeedback) !== undefined) {
+    if ((x = v.pRenderPassFeedback) != null) {
       seen++;
       let t = -1;
       t = pointee(m, o + 16, x, 4, S, "pRenderPassFeedback");
@@ -9995,7 +9996,7 @@ export function structs() {
           t = x.length;
         } else t = 0;
       }
-    }
+    } else missing(S, "pRenderPassFeedback", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -10228,7 +10229,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pSubpassFeedback) !== undefined) {
+    if ((x = v.pSubpassFeedback) != null) {
       seen++;
       let t = -1;
       t = pointee(m, o + 16, x, 264, S, "pSubpassFeedback");
@@ -10252,7 +10253,7 @@ export function structs() {
           t = x.length;
         } else t = 0;
       }
-    }
+    } else missing(S, "pSubpassFeedback", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -10656,7 +10657,7 @@ export function structs() {
     if ((x = v.stageFlags) !== undefined) seen += u32(m, o + 16, x, S, "stageFlags");
     if ((x = v.layout) !== undefined) seen += putPointer(m, o + 24, x, S, "layout");
     if ((x = v.firstSet) !== undefined) seen += u32(m, o + 32, x, S, "firstSet");
-    if ((x = v.pBufferIndices) !== undefined) {
+    if ((x = v.pBufferIndices) != null) {
       seen++;
       let t = -1;
       t = array(m, o + 40, x, "u32", 4, S, "pBufferIndices");
@@ -10665,8 +10666,8 @@ export function structs() {
         n0 = t;
         f0 = "pBufferIndices";
       }
-    }
-    if ((x = v.pOffsets) !== undefined) {
+    } else missing(S, "pBufferIndices", x);
+    if ((x = v.pOffsets) != null) {
       seen++;
       let t = -1;
       t = array(m, o + 48, x, "u64", 8, S, "pOffsets");
@@ -10675,7 +10676,7 @@ export function structs() {
         n0 = t;
         f0 = "pOffsets";
       }
-    }
+    } else missing(S, "pOffsets", x);
     if ((x = v.setCount) !== undefined) seen += u32(m, o + 36, x, S, "setCount");
     else if (n0 >= 0) u32(m, o + 36, n0, S, "setCount");
     let keys = 0;
@@ -10714,7 +10715,7 @@ export function structs() {
     if ((x = v.stage) !== undefined) seen += u32(m, o + 20, x, S, "stage");
     if ((x = v.nextStage) !== undefined) seen += u32(m, o + 24, x, S, "nextStage");
     if ((x = v.codeType) !== undefined) seen += u32(m, o + 28, x, S, "codeType");
-    if ((x = v.pCode) !== undefined) {
+    if ((x = v.pCode) != null) {
       seen++;
       let t = -1;
       t = array(m, o + 40, x, "bytes", 1, S, "pCode");
@@ -10723,7 +10724,7 @@ export function structs() {
         n0 = t;
         f0 = "pCode";
       }
-    }
+    } else missing(S, "pCode", x);
     if ((x = v.pName) !== undefined) {
       seen++;
       str(m, o + 48, x, S, "pName");
@@ -11433,7 +11434,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pDisabledValidationChecks) !== undefined) {
+    if ((x = v.pDisabledValidationChecks) != null) {
       seen++;
       let t = -1;
       t = array(m, o + 24, x, "u32", 4, S, "pDisabledValidationChecks");
@@ -11444,7 +11445,7 @@ export function structs() {
         n0 = t;
         f0 = "pDisabledValidationChecks";
       }
-    }
+    } else missing(S, "pDisabledValidationChecks", x);
     if ((x = v.disabledValidationCheckCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "disabledValidationCheckCount");
     } else if (n0 >= 0) u32(m, o + 16, n0, S, "disabledValidationCheckCount");

@@ -22,6 +22,7 @@ import {
   getPointer,
   i32,
   mismatch,
+  missing,
   pointee,
   put64,
   putAddress,
@@ -641,10 +642,10 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pVersionData) !== undefined) {
+    if ((x = v.pVersionData) != null) {
       seen++;
       array(m, o + 16, x, "u8", 1, S, "pVersionData");
-    }
+    } else missing(S, "pVersionData", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -1013,7 +1014,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.image) !== undefined) seen += putPointer(m, o + 16, x, S, "image");
-    if ((x = v.pRegions) !== undefined) {
+    if ((x = v.pRegions) != null) {
       seen++;
       let t = -1;
       t = pointee(m, o + 32, x, 88, S, "pRegions");
@@ -1037,7 +1038,7 @@ export function structs() {
         n0 = t;
         f0 = "pRegions";
       }
-    }
+    } else missing(S, "pRegions", x);
     if ((x = v.regionCount) !== undefined) seen += u32(m, o + 24, x, S, "regionCount");
     else if (n0 >= 0) u32(m, o + 24, n0, S, "regionCount");
     let keys = 0;
@@ -1067,7 +1068,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pRegions) !== undefined) {
+    if ((x = v.pRegions) != null) {
       seen++;
       let t = -1;
       t = pointee(m, o + 24, x, 64, S, "pRegions");
@@ -1091,7 +1092,7 @@ export function structs() {
         n0 = t;
         f0 = "pRegions";
       }
-    }
+    } else missing(S, "pRegions", x);
     if ((x = v.regionCount) !== undefined) seen += u32(m, o + 16, x, S, "regionCount");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "regionCount");
     let keys = 0;
@@ -1256,7 +1257,7 @@ export function structs() {
     }
     if ((x = v.dstImage) !== undefined) seen += putPointer(m, o + 48, x, S, "dstImage");
     if ((x = v.dstImageLayout) !== undefined) seen += u32(m, o + 56, x, S, "dstImageLayout");
-    if ((x = v.pImageSubresources) !== undefined) {
+    if ((x = v.pImageSubresources) != null) {
       seen++;
       let t = -1;
       t = pointee(m, o + 64, x, 16, S, "pImageSubresources");
@@ -1286,7 +1287,7 @@ export function structs() {
         n0 = t;
         f0 = "pImageSubresources";
       }
-    }
+    } else missing(S, "pImageSubresources", x);
     if ((x = v.copyCount) !== undefined) seen += u32(m, o + 20, x, S, "copyCount");
     else if (n0 >= 0) u32(m, o + 20, n0, S, "copyCount");
     let keys = 0;
@@ -5503,7 +5504,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pVideoProfile) !== undefined) {
+    if ((x = v.pVideoProfile) != null) {
       seen++;
       let t = -1;
       t = pointee(m, o + 16, x, 32, S, "pVideoProfile");
@@ -5522,7 +5523,7 @@ export function structs() {
           t = x.length;
         } else t = 0;
       }
-    }
+    } else missing(S, "pVideoProfile", x);
     if ((x = v.qualityLevel) !== undefined) seen += u32(m, o + 24, x, S, "qualityLevel");
     let keys = 0;
     for (const _ in v) keys++;
@@ -5777,7 +5778,7 @@ export function structs() {
     const S = "VkPipelineBinaryDataKHR";
     let n0 = -1, f0 = "";
     let seen = 0, x;
-    if ((x = v.pData) !== undefined) {
+    if ((x = v.pData) != null) {
       seen++;
       let t = -1;
       t = array(m, o + 8, x, "bytes", 1, S, "pData");
@@ -5786,7 +5787,7 @@ export function structs() {
         n0 = t;
         f0 = "pData";
       }
-    }
+    } else missing(S, "pData", x);
     if ((x = v.dataSize) !== undefined) seen += put64(m, o, x, S, "dataSize");
     else if (n0 >= 0) put64(m, o, n0, S, "dataSize");
     let keys = 0;
@@ -5913,7 +5914,7 @@ export function structs() {
     const S = "VkPipelineBinaryKeysAndDataKHR";
     let n0 = -1, f0 = "";
     let seen = 0, x;
-    if ((x = v.pPipelineBinaryKeys) !== undefined) {
+    if ((x = v.pPipelineBinaryKeys) != null) {
       seen++;
       let t = -1;
       t = pointee(m, o + 8, x, 56, S, "pPipelineBinaryKeys");
@@ -5937,8 +5938,8 @@ export function structs() {
         n0 = t;
         f0 = "pPipelineBinaryKeys";
       }
-    }
-    if ((x = v.pPipelineBinaryData) !== undefined) {
+    } else missing(S, "pPipelineBinaryKeys", x);
+    if ((x = v.pPipelineBinaryData) != null) {
       seen++;
       let t = -1;
       t = pointee(m, o + 16, x, 16, S, "pPipelineBinaryData");
@@ -5962,7 +5963,7 @@ export function structs() {
         n0 = t;
         f0 = "pPipelineBinaryData";
       }
-    }
+    } else missing(S, "pPipelineBinaryData", x);
     if ((x = v.binaryCount) !== undefined) seen += u32(m, o, x, S, "binaryCount");
     else if (n0 >= 0) u32(m, o, n0, S, "binaryCount");
     let keys = 0;
@@ -6375,7 +6376,7 @@ export function structs() {
         f0 = "pWaitSemaphores";
       }
     }
-    if ((x = v.pSwapchains) !== undefined) {
+    if ((x = v.pSwapchains) != null) {
       seen++;
       let t = -1;
       t = array(m, o + 40, x, "pointer", 8, S, "pSwapchains");
@@ -6384,8 +6385,8 @@ export function structs() {
         n1 = t;
         f1 = "pSwapchains";
       }
-    }
-    if ((x = v.pImageIndices) !== undefined) {
+    } else missing(S, "pSwapchains", x);
+    if ((x = v.pImageIndices) != null) {
       seen++;
       let t = -1;
       t = array(m, o + 48, x, "u32", 4, S, "pImageIndices");
@@ -6394,7 +6395,7 @@ export function structs() {
         n1 = t;
         f1 = "pImageIndices";
       }
-    }
+    } else missing(S, "pImageIndices", x);
     if ((x = v.pResults) !== undefined) {
       seen++;
       let t = -1;
@@ -6565,7 +6566,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.queueFamilyIndex) !== undefined) seen += u32(m, o + 16, x, S, "queueFamilyIndex");
-    if ((x = v.pCounterIndices) !== undefined) {
+    if ((x = v.pCounterIndices) != null) {
       seen++;
       let t = -1;
       t = array(m, o + 24, x, "u32", 4, S, "pCounterIndices");
@@ -6574,7 +6575,7 @@ export function structs() {
         n0 = t;
         f0 = "pCounterIndices";
       }
-    }
+    } else missing(S, "pCounterIndices", x);
     if ((x = v.counterIndexCount) !== undefined) seen += u32(m, o + 20, x, S, "counterIndexCount");
     else if (n0 >= 0) u32(m, o + 20, n0, S, "counterIndexCount");
     let keys = 0;
@@ -7055,7 +7056,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pObjects) !== undefined) {
+    if ((x = v.pObjects) != null) {
       seen++;
       let t = -1;
       t = pointee(m, o + 24, x, 24, S, "pObjects");
@@ -7079,7 +7080,7 @@ export function structs() {
         n0 = t;
         f0 = "pObjects";
       }
-    }
+    } else missing(S, "pObjects", x);
     if ((x = v.objectCount) !== undefined) seen += u32(m, o + 16, x, S, "objectCount");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "objectCount");
     let keys = 0;
@@ -7134,7 +7135,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.swapchain) !== undefined) seen += putPointer(m, o + 16, x, S, "swapchain");
-    if ((x = v.pImageIndices) !== undefined) {
+    if ((x = v.pImageIndices) != null) {
       seen++;
       let t = -1;
       t = array(m, o + 32, x, "u32", 4, S, "pImageIndices");
@@ -7143,7 +7144,7 @@ export function structs() {
         n0 = t;
         f0 = "pImageIndices";
       }
-    }
+    } else missing(S, "pImageIndices", x);
     if ((x = v.imageIndexCount) !== undefined) seen += u32(m, o + 24, x, S, "imageIndexCount");
     else if (n0 >= 0) u32(m, o + 24, n0, S, "imageIndexCount");
     let keys = 0;
@@ -7814,7 +7815,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pFences) !== undefined) {
+    if ((x = v.pFences) != null) {
       seen++;
       let t = -1;
       t = array(m, o + 24, x, "pointer", 8, S, "pFences");
@@ -7823,7 +7824,7 @@ export function structs() {
         n0 = t;
         f0 = "pFences";
       }
-    }
+    } else missing(S, "pFences", x);
     if ((x = v.swapchainCount) !== undefined) seen += u32(m, o + 16, x, S, "swapchainCount");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "swapchainCount");
     let keys = 0;
@@ -7852,7 +7853,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pPresentModes) !== undefined) {
+    if ((x = v.pPresentModes) != null) {
       seen++;
       let t = -1;
       t = array(m, o + 24, x, "u32", 4, S, "pPresentModes");
@@ -7861,7 +7862,7 @@ export function structs() {
         n0 = t;
         f0 = "pPresentModes";
       }
-    }
+    } else missing(S, "pPresentModes", x);
     if ((x = v.swapchainCount) !== undefined) seen += u32(m, o + 16, x, S, "swapchainCount");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "swapchainCount");
     let keys = 0;
@@ -7890,7 +7891,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pPresentModes) !== undefined) {
+    if ((x = v.pPresentModes) != null) {
       seen++;
       let t = -1;
       t = array(m, o + 24, x, "u32", 4, S, "pPresentModes");
@@ -7899,7 +7900,7 @@ export function structs() {
         n0 = t;
         f0 = "pPresentModes";
       }
-    }
+    } else missing(S, "pPresentModes", x);
     if ((x = v.presentModeCount) !== undefined) seen += u32(m, o + 16, x, S, "presentModeCount");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "presentModeCount");
     let keys = 0;
@@ -8234,10 +8235,10 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pStdReferenceInfo) !== undefined) {
+    if ((x = v.pStdReferenceInfo) != null) {
       seen++;
       array(m, o + 16, x, "u32", 4, S, "pStdReferenceInfo");
-    }
+    } else missing(S, "pStdReferenceInfo", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -8291,16 +8292,16 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pStdPictureInfo) !== undefined) {
+    if ((x = v.pStdPictureInfo) != null) {
       seen++;
       array(m, o + 16, x, "u32", 4, S, "pStdPictureInfo");
-    }
+    } else missing(S, "pStdPictureInfo", x);
     if ((x = v.referenceNameSlotIndices) !== undefined) {
       seen++;
       fixedArray(m, o + 24, "i32", 4, 7, x, S, "referenceNameSlotIndices");
     }
     if ((x = v.frameHeaderOffset) !== undefined) seen += u32(m, o + 52, x, S, "frameHeaderOffset");
-    if ((x = v.pTileOffsets) !== undefined) {
+    if ((x = v.pTileOffsets) != null) {
       seen++;
       let t = -1;
       t = array(m, o + 64, x, "u32", 4, S, "pTileOffsets");
@@ -8309,8 +8310,8 @@ export function structs() {
         n0 = t;
         f0 = "pTileOffsets";
       }
-    }
-    if ((x = v.pTileSizes) !== undefined) {
+    } else missing(S, "pTileOffsets", x);
+    if ((x = v.pTileSizes) != null) {
       seen++;
       let t = -1;
       t = array(m, o + 72, x, "u32", 4, S, "pTileSizes");
@@ -8319,7 +8320,7 @@ export function structs() {
         n0 = t;
         f0 = "pTileSizes";
       }
-    }
+    } else missing(S, "pTileSizes", x);
     if ((x = v.tileCount) !== undefined) seen += u32(m, o + 56, x, S, "tileCount");
     else if (n0 >= 0) u32(m, o + 56, n0, S, "tileCount");
     let keys = 0;
@@ -8378,10 +8379,10 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pStdSequenceHeader) !== undefined) {
+    if ((x = v.pStdSequenceHeader) != null) {
       seen++;
       array(m, o + 16, x, "u32", 4, S, "pStdSequenceHeader");
-    }
+    } else missing(S, "pStdSequenceHeader", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -8462,10 +8463,10 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pStdReferenceInfo) !== undefined) {
+    if ((x = v.pStdReferenceInfo) != null) {
       seen++;
       array(m, o + 16, x, "u32", 4, S, "pStdReferenceInfo");
-    }
+    } else missing(S, "pStdReferenceInfo", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -8524,11 +8525,11 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pStdPictureInfo) !== undefined) {
+    if ((x = v.pStdPictureInfo) != null) {
       seen++;
       array(m, o + 16, x, "u32", 4, S, "pStdPictureInfo");
-    }
-    if ((x = v.pSliceOffsets) !== undefined) {
+    } else missing(S, "pStdPictureInfo", x);
+    if ((x = v.pSliceOffsets) != null) {
       seen++;
       let t = -1;
       t = array(m, o + 32, x, "u32", 4, S, "pSliceOffsets");
@@ -8537,7 +8538,7 @@ export function structs() {
         n0 = t;
         f0 = "pSliceOffsets";
       }
-    }
+    } else missing(S, "pSliceOffsets", x);
     if ((x = v.sliceCount) !== undefined) seen += u32(m, o + 24, x, S, "sliceCount");
     else if (n0 >= 0) u32(m, o + 24, n0, S, "sliceCount");
     let keys = 0;
@@ -8724,10 +8725,10 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pStdReferenceInfo) !== undefined) {
+    if ((x = v.pStdReferenceInfo) != null) {
       seen++;
       array(m, o + 16, x, "u32", 4, S, "pStdReferenceInfo");
-    }
+    } else missing(S, "pStdReferenceInfo", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -8791,11 +8792,11 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pStdPictureInfo) !== undefined) {
+    if ((x = v.pStdPictureInfo) != null) {
       seen++;
       array(m, o + 16, x, "u32", 4, S, "pStdPictureInfo");
-    }
-    if ((x = v.pSliceSegmentOffsets) !== undefined) {
+    } else missing(S, "pStdPictureInfo", x);
+    if ((x = v.pSliceSegmentOffsets) != null) {
       seen++;
       let t = -1;
       t = array(m, o + 32, x, "u32", 4, S, "pSliceSegmentOffsets");
@@ -8804,7 +8805,7 @@ export function structs() {
         n0 = t;
         f0 = "pSliceSegmentOffsets";
       }
-    }
+    } else missing(S, "pSliceSegmentOffsets", x);
     if ((x = v.sliceSegmentCount) !== undefined) seen += u32(m, o + 24, x, S, "sliceSegmentCount");
     else if (n0 >= 0) u32(m, o + 24, n0, S, "sliceSegmentCount");
     let keys = 0;
@@ -9119,10 +9120,10 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pStdPictureInfo) !== undefined) {
+    if ((x = v.pStdPictureInfo) != null) {
       seen++;
       array(m, o + 16, x, "u32", 4, S, "pStdPictureInfo");
-    }
+    } else missing(S, "pStdPictureInfo", x);
     if ((x = v.referenceNameSlotIndices) !== undefined) {
       seen++;
       fixedArray(m, o + 24, "i32", 4, 3, x, S, "referenceNameSlotIndices");
@@ -9294,10 +9295,10 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pStdReferenceInfo) !== undefined) {
+    if ((x = v.pStdReferenceInfo) != null) {
       seen++;
       array(m, o + 16, x, "u32", 4, S, "pStdReferenceInfo");
-    }
+    } else missing(S, "pStdReferenceInfo", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -9379,10 +9380,10 @@ export function structs() {
     if ((x = v.predictionMode) !== undefined) seen += u32(m, o + 16, x, S, "predictionMode");
     if ((x = v.rateControlGroup) !== undefined) seen += u32(m, o + 20, x, S, "rateControlGroup");
     if ((x = v.constantQIndex) !== undefined) seen += u32(m, o + 24, x, S, "constantQIndex");
-    if ((x = v.pStdPictureInfo) !== undefined) {
+    if ((x = v.pStdPictureInfo) != null) {
       seen++;
       array(m, o + 32, x, "u32", 4, S, "pStdPictureInfo");
-    }
+    } else missing(S, "pStdPictureInfo", x);
     if ((x = v.referenceNameSlotIndices) !== undefined) {
       seen++;
       fixedArray(m, o + 40, "i32", 4, 7, x, S, "referenceNameSlotIndices");
@@ -9689,10 +9690,10 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pStdSequenceHeader) !== undefined) {
+    if ((x = v.pStdSequenceHeader) != null) {
       seen++;
       array(m, o + 16, x, "u32", 4, S, "pStdSequenceHeader");
-    }
+    } else missing(S, "pStdSequenceHeader", x);
     if ((x = v.pStdDecoderModelInfo) !== undefined) {
       seen++;
       array(m, o + 24, x, "u32", 4, S, "pStdDecoderModelInfo");
@@ -9869,10 +9870,10 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pStdReferenceInfo) !== undefined) {
+    if ((x = v.pStdReferenceInfo) != null) {
       seen++;
       array(m, o + 16, x, "u32", 4, S, "pStdReferenceInfo");
-    }
+    } else missing(S, "pStdReferenceInfo", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -9950,10 +9951,10 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.constantQp) !== undefined) seen += i32(m, o + 16, x, S, "constantQp");
-    if ((x = v.pStdSliceHeader) !== undefined) {
+    if ((x = v.pStdSliceHeader) != null) {
       seen++;
       array(m, o + 24, x, "u32", 4, S, "pStdSliceHeader");
-    }
+    } else missing(S, "pStdSliceHeader", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -9980,7 +9981,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pNaluSliceEntries) !== undefined) {
+    if ((x = v.pNaluSliceEntries) != null) {
       seen++;
       let t = -1;
       t = pointee(m, o + 24, x, 32, S, "pNaluSliceEntries");
@@ -10009,11 +10010,11 @@ export function structs() {
         n0 = t;
         f0 = "pNaluSliceEntries";
       }
-    }
-    if ((x = v.pStdPictureInfo) !== undefined) {
+    } else missing(S, "pNaluSliceEntries", x);
+    if ((x = v.pStdPictureInfo) != null) {
       seen++;
       array(m, o + 32, x, "u32", 4, S, "pStdPictureInfo");
-    }
+    } else missing(S, "pStdPictureInfo", x);
     if ((x = v.generatePrefixNalu) !== undefined) seen += u32(m, o + 40, x, S, "generatePrefixNalu");
     if ((x = v.naluSliceEntryCount) !== undefined) seen += u32(m, o + 16, x, S, "naluSliceEntryCount");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "naluSliceEntryCount");
@@ -10514,10 +10515,10 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pStdReferenceInfo) !== undefined) {
+    if ((x = v.pStdReferenceInfo) != null) {
       seen++;
       array(m, o + 16, x, "u32", 4, S, "pStdReferenceInfo");
-    }
+    } else missing(S, "pStdReferenceInfo", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -10595,10 +10596,10 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.constantQp) !== undefined) seen += i32(m, o + 16, x, S, "constantQp");
-    if ((x = v.pStdSliceSegmentHeader) !== undefined) {
+    if ((x = v.pStdSliceSegmentHeader) != null) {
       seen++;
       array(m, o + 24, x, "u32", 4, S, "pStdSliceSegmentHeader");
-    }
+    } else missing(S, "pStdSliceSegmentHeader", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -10625,7 +10626,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pNaluSliceSegmentEntries) !== undefined) {
+    if ((x = v.pNaluSliceSegmentEntries) != null) {
       seen++;
       let t = -1;
       t = pointee(m, o + 24, x, 32, S, "pNaluSliceSegmentEntries");
@@ -10656,11 +10657,11 @@ export function structs() {
         n0 = t;
         f0 = "pNaluSliceSegmentEntries";
       }
-    }
-    if ((x = v.pStdPictureInfo) !== undefined) {
+    } else missing(S, "pNaluSliceSegmentEntries", x);
+    if ((x = v.pStdPictureInfo) != null) {
       seen++;
       array(m, o + 32, x, "u32", 4, S, "pStdPictureInfo");
-    }
+    } else missing(S, "pStdPictureInfo", x);
     if ((x = v.naluSliceSegmentEntryCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "naluSliceSegmentEntryCount");
     } else if (n0 >= 0) u32(m, o + 16, n0, S, "naluSliceSegmentEntryCount");
@@ -11987,7 +11988,7 @@ export function structs() {
     }
     if ((x = v.queueFamilyIndex) !== undefined) seen += u32(m, o + 16, x, S, "queueFamilyIndex");
     if ((x = v.flags) !== undefined) seen += u32(m, o + 20, x, S, "flags");
-    if ((x = v.pVideoProfile) !== undefined) {
+    if ((x = v.pVideoProfile) != null) {
       seen++;
       let t = -1;
       t = pointee(m, o + 24, x, 32, S, "pVideoProfile");
@@ -12006,7 +12007,7 @@ export function structs() {
           t = x.length;
         } else t = 0;
       }
-    }
+    } else missing(S, "pVideoProfile", x);
     if ((x = v.pictureFormat) !== undefined) seen += u32(m, o + 32, x, S, "pictureFormat");
     if ((x = v.maxCodedExtent) !== undefined) {
       seen++;
@@ -12018,7 +12019,7 @@ export function structs() {
     if ((x = v.maxActiveReferencePictures) !== undefined) {
       seen += u32(m, o + 52, x, S, "maxActiveReferencePictures");
     }
-    if ((x = v.pStdHeaderVersion) !== undefined) {
+    if ((x = v.pStdHeaderVersion) != null) {
       seen++;
       let t = -1;
       t = pointee(m, o + 56, x, 260, S, "pStdHeaderVersion");
@@ -12037,7 +12038,7 @@ export function structs() {
           t = x.length;
         } else t = 0;
       }
-    }
+    } else missing(S, "pStdHeaderVersion", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -12308,7 +12309,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pAccelerationStructures) !== undefined) {
+    if ((x = v.pAccelerationStructures) != null) {
       seen++;
       let t = -1;
       t = array(m, o + 24, x, "pointer", 8, S, "pAccelerationStructures");
@@ -12319,7 +12320,7 @@ export function structs() {
         n0 = t;
         f0 = "pAccelerationStructures";
       }
-    }
+    } else missing(S, "pAccelerationStructures", x);
     if ((x = v.accelerationStructureCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "accelerationStructureCount");
     } else if (n0 >= 0) u32(m, o + 16, n0, S, "accelerationStructureCount");

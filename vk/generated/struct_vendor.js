@@ -21,6 +21,7 @@ import {
   getPointer,
   i32,
   mismatch,
+  missing,
   pointee,
   put64,
   putAddress,
@@ -2109,7 +2110,7 @@ export function structs() {
     let seen = 0, x;
     if ((x = v.shadingRate) !== undefined) seen += u32(m, o, x, S, "shadingRate");
     if ((x = v.sampleCount) !== undefined) seen += u32(m, o + 4, x, S, "sampleCount");
-    if ((x = v.pSampleLocations) !== undefined) {
+    if ((x = v.pSampleLocations) != null) {
       seen++;
       let t = -1;
       t = pointee(m, o + 16, x, 12, S, "pSampleLocations");
@@ -2133,7 +2134,7 @@ export function structs() {
         n0 = t;
         f0 = "pSampleLocations";
       }
-    }
+    } else missing(S, "pSampleLocations", x);
     if ((x = v.sampleLocationCount) !== undefined) seen += u32(m, o + 8, x, S, "sampleLocationCount");
     else if (n0 >= 0) u32(m, o + 8, n0, S, "sampleLocationCount");
     let keys = 0;
@@ -2304,10 +2305,10 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "srcData", x, "an object");
       writeNamed("VkDeviceOrHostAddressConstKHR", m, o + 24, x, 0);
     }
-    if ((x = v.pDstSize) !== undefined) {
+    if ((x = v.pDstSize) != null) {
       seen++;
       array(m, o + 32, x, "u64", 8, S, "pDstSize");
-    }
+    } else missing(S, "pDstSize", x);
     if ((x = v.dstData) !== undefined) {
       seen++;
       if (typeof x !== "object" || x === null) badValue(S, "dstData", x, "an object");
@@ -2501,7 +2502,7 @@ export function structs() {
     }
     if ((x = v.srcTensor) !== undefined) seen += putPointer(m, o + 16, x, S, "srcTensor");
     if ((x = v.dstTensor) !== undefined) seen += putPointer(m, o + 24, x, S, "dstTensor");
-    if ((x = v.pRegions) !== undefined) {
+    if ((x = v.pRegions) != null) {
       seen++;
       let t = -1;
       t = pointee(m, o + 40, x, 48, S, "pRegions");
@@ -2525,7 +2526,7 @@ export function structs() {
         n0 = t;
         f0 = "pRegions";
       }
-    }
+    } else missing(S, "pRegions", x);
     if ((x = v.regionCount) !== undefined) seen += u32(m, o + 32, x, S, "regionCount");
     else if (n0 >= 0) u32(m, o + 32, n0, S, "regionCount");
     let keys = 0;
@@ -2556,10 +2557,10 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.module) !== undefined) seen += putPointer(m, o + 16, x, S, "module");
-    if ((x = v.pName) !== undefined) {
+    if ((x = v.pName) != null) {
       seen++;
       str(m, o + 24, x, S, "pName");
-    }
+    } else missing(S, "pName", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -2718,10 +2719,10 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.module) !== undefined) seen += putPointer(m, o + 16, x, S, "module");
-    if ((x = v.pName) !== undefined) {
+    if ((x = v.pName) != null) {
       seen++;
       str(m, o + 24, x, S, "pName");
-    }
+    } else missing(S, "pName", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -2817,7 +2818,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pData) !== undefined) {
+    if ((x = v.pData) != null) {
       seen++;
       let t = -1;
       t = array(m, o + 24, x, "bytes", 1, S, "pData");
@@ -2826,7 +2827,7 @@ export function structs() {
         n0 = t;
         f0 = "pData";
       }
-    }
+    } else missing(S, "pData", x);
     if ((x = v.dataSize) !== undefined) seen += put64(m, o + 16, x, S, "dataSize");
     else if (n0 >= 0) put64(m, o + 16, n0, S, "dataSize");
     let keys = 0;
@@ -2904,7 +2905,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pOperation) !== undefined) {
+    if ((x = v.pOperation) != null) {
       seen++;
       let t = -1;
       t = pointee(m, o + 16, x, 136, S, "pOperation");
@@ -2928,7 +2929,7 @@ export function structs() {
           t = x.length;
         } else t = 0;
       }
-    }
+    } else missing(S, "pOperation", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -2953,10 +2954,10 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pVendorOptions) !== undefined) {
+    if ((x = v.pVendorOptions) != null) {
       seen++;
       str(m, o + 16, x, S, "pVendorOptions");
-    }
+    } else missing(S, "pVendorOptions", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -2982,10 +2983,10 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.id) !== undefined) seen += u32(m, o + 16, x, S, "id");
-    if ((x = v.pConstantData) !== undefined) {
+    if ((x = v.pConstantData) != null) {
       seen++;
       array(m, o + 24, x, "bytes", 1, S, "pConstantData");
-    }
+    } else missing(S, "pConstantData", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -3123,7 +3124,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pIdentifier) !== undefined) {
+    if ((x = v.pIdentifier) != null) {
       seen++;
       let t = -1;
       t = array(m, o + 24, x, "u8", 1, S, "pIdentifier");
@@ -3132,7 +3133,7 @@ export function structs() {
         n0 = t;
         f0 = "pIdentifier";
       }
-    }
+    } else missing(S, "pIdentifier", x);
     if ((x = v.identifierSize) !== undefined) seen += u32(m, o + 16, x, S, "identifierSize");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "identifierSize");
     let keys = 0;
@@ -3511,10 +3512,10 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.module) !== undefined) seen += putPointer(m, o + 16, x, S, "module");
-    if ((x = v.pName) !== undefined) {
+    if ((x = v.pName) != null) {
       seen++;
       str(m, o + 24, x, S, "pName");
-    }
+    } else missing(S, "pName", x);
     if ((x = v.pSpecializationInfo) !== undefined) {
       seen++;
       let t = -1;
@@ -3621,7 +3622,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.nodeType) !== undefined) seen += u32(m, o + 16, x, S, "nodeType");
-    if ((x = v.pConnections) !== undefined) {
+    if ((x = v.pConnections) != null) {
       seen++;
       let t = -1;
       t = pointee(m, o + 24, x, 32, S, "pConnections");
@@ -3650,7 +3651,7 @@ export function structs() {
         n0 = t;
         f0 = "pConnections";
       }
-    }
+    } else missing(S, "pConnections", x);
     if ((x = v.connectionCount) !== undefined) seen += u32(m, o + 20, x, S, "connectionCount");
     else if (n0 >= 0) u32(m, o + 20, n0, S, "connectionCount");
     let keys = 0;
@@ -3680,7 +3681,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pProcessingEngines) !== undefined) {
+    if ((x = v.pProcessingEngines) != null) {
       seen++;
       let t = -1;
       t = pointee(m, o + 24, x, 8, S, "pProcessingEngines");
@@ -3709,7 +3710,7 @@ export function structs() {
         n0 = t;
         f0 = "pProcessingEngines";
       }
-    }
+    } else missing(S, "pProcessingEngines", x);
     if ((x = v.processingEngineCount) !== undefined) seen += u32(m, o + 16, x, S, "processingEngineCount");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "processingEngineCount");
     let keys = 0;
@@ -4063,7 +4064,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pCreateInfo) !== undefined) {
+    if ((x = v.pCreateInfo) != null) {
       seen++;
       let t = -1;
       t = pointee(m, o + 16, x, 48, S, "pCreateInfo");
@@ -4082,7 +4083,7 @@ export function structs() {
           t = x.length;
         } else t = 0;
       }
-    }
+    } else missing(S, "pCreateInfo", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -4138,7 +4139,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.mode) !== undefined) seen += u32(m, o + 16, x, S, "mode");
-    if ((x = v.pDrivers) !== undefined) {
+    if ((x = v.pDrivers) != null) {
       seen++;
       let t = -1;
       t = pointee(m, o + 24, x, 32, S, "pDrivers");
@@ -4162,7 +4163,7 @@ export function structs() {
         n0 = t;
         f0 = "pDrivers";
       }
-    }
+    } else missing(S, "pDrivers", x);
     if ((x = v.driverCount) !== undefined) seen += u32(m, o + 20, x, S, "driverCount");
     else if (n0 >= 0) u32(m, o + 20, n0, S, "driverCount");
     let keys = 0;
@@ -4920,7 +4921,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pTensors) !== undefined) {
+    if ((x = v.pTensors) != null) {
       seen++;
       let t = -1;
       t = array(m, o + 24, x, "pointer", 8, S, "pTensors");
@@ -4929,7 +4930,7 @@ export function structs() {
         n0 = t;
         f0 = "pTensors";
       }
-    }
+    } else missing(S, "pTensors", x);
     if ((x = v.tensorCount) !== undefined) seen += u32(m, o + 16, x, S, "tensorCount");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "tensorCount");
     let keys = 0;
@@ -4994,7 +4995,7 @@ export function structs() {
     if ((x = v.indirectCommandsLayout) !== undefined) {
       seen += putPointer(m, o + 32, x, S, "indirectCommandsLayout");
     }
-    if ((x = v.pStreams) !== undefined) {
+    if ((x = v.pStreams) != null) {
       seen++;
       let t = -1;
       t = pointee(m, o + 48, x, 16, S, "pStreams");
@@ -5018,7 +5019,7 @@ export function structs() {
         n0 = t;
         f0 = "pStreams";
       }
-    }
+    } else missing(S, "pStreams", x);
     if ((x = v.sequencesCount) !== undefined) seen += u32(m, o + 56, x, S, "sequencesCount");
     if ((x = v.preprocessBuffer) !== undefined) seen += putPointer(m, o + 64, x, S, "preprocessBuffer");
     if ((x = v.preprocessOffset) !== undefined) seen += put64(m, o + 72, x, S, "preprocessOffset");
@@ -5413,7 +5414,7 @@ export function structs() {
     }
     if ((x = v.sqShaderMaskEnable) !== undefined) seen += u32(m, o + 28, x, S, "sqShaderMaskEnable");
     if ((x = v.sqShaderMask) !== undefined) seen += u32(m, o + 32, x, S, "sqShaderMask");
-    if ((x = v.pPerfCounters) !== undefined) {
+    if ((x = v.pPerfCounters) != null) {
       seen++;
       let t = -1;
       t = pointee(m, o + 40, x, 12, S, "pPerfCounters");
@@ -5437,7 +5438,7 @@ export function structs() {
         n0 = t;
         f0 = "pPerfCounters";
       }
-    }
+    } else missing(S, "pPerfCounters", x);
     if ((x = v.streamingPerfTraceSampleInterval) !== undefined) {
       seen += u32(m, o + 48, x, S, "streamingPerfTraceSampleInterval");
     }
@@ -5586,7 +5587,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pStages) !== undefined) {
+    if ((x = v.pStages) != null) {
       seen++;
       let t = -1;
       t = pointee(m, o + 24, x, 48, S, "pStages");
@@ -5610,7 +5611,7 @@ export function structs() {
         n0 = t;
         f0 = "pStages";
       }
-    }
+    } else missing(S, "pStages", x);
     if ((x = v.pVertexInputState) !== undefined) {
       seen++;
       let t = -1;
@@ -5693,7 +5694,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pDynamicMetadata) !== undefined) {
+    if ((x = v.pDynamicMetadata) != null) {
       seen++;
       let t = -1;
       t = array(m, o + 24, x, "bytes", 1, S, "pDynamicMetadata");
@@ -5702,7 +5703,7 @@ export function structs() {
         n0 = t;
         f0 = "pDynamicMetadata";
       }
-    }
+    } else missing(S, "pDynamicMetadata", x);
     if ((x = v.dynamicMetadataSize) !== undefined) seen += put64(m, o + 16, x, S, "dynamicMetadataSize");
     else if (n0 >= 0) put64(m, o + 16, n0, S, "dynamicMetadataSize");
     let keys = 0;
@@ -5788,7 +5789,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pFormatConstraints) !== undefined) {
+    if ((x = v.pFormatConstraints) != null) {
       seen++;
       let t = -1;
       t = pointee(m, o + 24, x, 136, S, "pFormatConstraints");
@@ -5817,7 +5818,7 @@ export function structs() {
         n0 = t;
         f0 = "pFormatConstraints";
       }
-    }
+    } else missing(S, "pFormatConstraints", x);
     if ((x = v.bufferCollectionConstraints) !== undefined) {
       seen++;
       if (typeof x !== "object" || x === null) badValue(S, "bufferCollectionConstraints", x, "an object");
@@ -5862,7 +5863,7 @@ export function structs() {
     if ((x = v.requiredFormatFeatures) !== undefined) seen += u32(m, o + 104, x, S, "requiredFormatFeatures");
     if ((x = v.flags) !== undefined) seen += u32(m, o + 108, x, S, "flags");
     if ((x = v.sysmemPixelFormat) !== undefined) seen += put64(m, o + 112, x, S, "sysmemPixelFormat");
-    if ((x = v.pColorSpaces) !== undefined) {
+    if ((x = v.pColorSpaces) != null) {
       seen++;
       let t = -1;
       t = pointee(m, o + 128, x, 24, S, "pColorSpaces");
@@ -5886,7 +5887,7 @@ export function structs() {
         n0 = t;
         f0 = "pColorSpaces";
       }
-    }
+    } else missing(S, "pColorSpaces", x);
     if ((x = v.colorSpaceCount) !== undefined) seen += u32(m, o + 120, x, S, "colorSpaceCount");
     else if (n0 >= 0) u32(m, o + 120, n0, S, "colorSpaceCount");
     let keys = 0;
@@ -6038,10 +6039,10 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.buffer) !== undefined) {
+    if ((x = v.buffer) != null) {
       seen++;
       array(m, o + 16, x, "u32", 4, S, "buffer");
-    }
+    } else missing(S, "buffer", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -6067,10 +6068,10 @@ export function structs() {
     }
     if ((x = v.fence) !== undefined) seen += putPointer(m, o + 16, x, S, "fence");
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 24, x, S, "handleType");
-    if ((x = v.handle) !== undefined) {
+    if ((x = v.handle) != null) {
       seen++;
       array(m, o + 32, x, "bytes", 1, S, "handle");
-    }
+    } else missing(S, "handle", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -6204,10 +6205,10 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.buffer) !== undefined) {
+    if ((x = v.buffer) != null) {
       seen++;
       array(m, o + 16, x, "u32", 4, S, "buffer");
-    }
+    } else missing(S, "buffer", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -6261,10 +6262,10 @@ export function structs() {
     }
     if ((x = v.semaphore) !== undefined) seen += putPointer(m, o + 16, x, S, "semaphore");
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 24, x, S, "handleType");
-    if ((x = v.handle) !== undefined) {
+    if ((x = v.handle) != null) {
       seen++;
       array(m, o + 32, x, "bytes", 1, S, "handle");
-    }
+    } else missing(S, "handle", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -6326,7 +6327,7 @@ export function structs() {
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
     if ((x = v.pipelineBindPoint) !== undefined) seen += u32(m, o + 20, x, S, "pipelineBindPoint");
-    if ((x = v.pTokens) !== undefined) {
+    if ((x = v.pTokens) != null) {
       seen++;
       let t = -1;
       t = pointee(m, o + 32, x, 88, S, "pTokens");
@@ -6350,8 +6351,8 @@ export function structs() {
         n0 = t;
         f0 = "pTokens";
       }
-    }
-    if ((x = v.pStreamStrides) !== undefined) {
+    } else missing(S, "pTokens", x);
+    if ((x = v.pStreamStrides) != null) {
       seen++;
       let t = -1;
       t = array(m, o + 48, x, "u32", 4, S, "pStreamStrides");
@@ -6360,7 +6361,7 @@ export function structs() {
         n1 = t;
         f1 = "pStreamStrides";
       }
-    }
+    } else missing(S, "pStreamStrides", x);
     if ((x = v.tokenCount) !== undefined) seen += u32(m, o + 24, x, S, "tokenCount");
     else if (n0 >= 0) u32(m, o + 24, n0, S, "tokenCount");
     if ((x = v.streamCount) !== undefined) seen += u32(m, o + 40, x, S, "streamCount");
@@ -7067,10 +7068,10 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.handle) !== undefined) {
+    if ((x = v.handle) != null) {
       seen++;
       array(m, o + 16, x, "bytes", 1, S, "handle");
-    }
+    } else missing(S, "handle", x);
     if ((x = v.stride) !== undefined) seen += i32(m, o + 24, x, S, "stride");
     if ((x = v.format) !== undefined) seen += i32(m, o + 28, x, S, "format");
     if ((x = v.usage) !== undefined) seen += i32(m, o + 32, x, S, "usage");
@@ -7151,10 +7152,10 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.handle) !== undefined) {
+    if ((x = v.handle) != null) {
       seen++;
       array(m, o + 16, x, "u32", 4, S, "handle");
-    }
+    } else missing(S, "handle", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -7398,10 +7399,10 @@ export function structs() {
     }
     if ((x = v.id) !== undefined) seen += u32(m, o + 16, x, S, "id");
     if ((x = v.size) !== undefined) seen += u32(m, o + 20, x, S, "size");
-    if ((x = v.pPrivateData) !== undefined) {
+    if ((x = v.pPrivateData) != null) {
       seen++;
       array(m, o + 24, x, "bytes", 1, S, "pPrivateData");
-    }
+    } else missing(S, "pPrivateData", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -9543,7 +9544,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.flags) !== undefined) seen += put64(m, o + 16, x, S, "flags");
-    if ((x = v.pDescription) !== undefined) {
+    if ((x = v.pDescription) != null) {
       seen++;
       let t = -1;
       t = pointee(m, o + 24, x, 56, S, "pDescription");
@@ -9562,7 +9563,7 @@ export function structs() {
           t = x.length;
         } else t = 0;
       }
-    }
+    } else missing(S, "pDescription", x);
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 32, x, S, "handleType");
     let keys = 0;
     for (const _ in v) keys++;
@@ -12805,7 +12806,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
-    if ((x = v.pViewportSwizzles) !== undefined) {
+    if ((x = v.pViewportSwizzles) != null) {
       seen++;
       let t = -1;
       t = pointee(m, o + 24, x, 16, S, "pViewportSwizzles");
@@ -12829,7 +12830,7 @@ export function structs() {
         n0 = t;
         f0 = "pViewportSwizzles";
       }
-    }
+    } else missing(S, "pViewportSwizzles", x);
     if ((x = v.viewportCount) !== undefined) seen += u32(m, o + 20, x, S, "viewportCount");
     else if (n0 >= 0) u32(m, o + 20, n0, S, "viewportCount");
     let keys = 0;
@@ -13035,10 +13036,10 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pQueriedLowLatencyData) !== undefined) {
+    if ((x = v.pQueriedLowLatencyData) != null) {
       seen++;
       array(m, o + 16, x, "bytes", 1, S, "pQueriedLowLatencyData");
-    }
+    } else missing(S, "pQueriedLowLatencyData", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -13366,7 +13367,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
-    if ((x = v.pStages) !== undefined) {
+    if ((x = v.pStages) != null) {
       seen++;
       let t = -1;
       t = pointee(m, o + 24, x, 48, S, "pStages");
@@ -13390,8 +13391,8 @@ export function structs() {
         n0 = t;
         f0 = "pStages";
       }
-    }
-    if ((x = v.pGroups) !== undefined) {
+    } else missing(S, "pStages", x);
+    if ((x = v.pGroups) != null) {
       seen++;
       let t = -1;
       t = pointee(m, o + 40, x, 40, S, "pGroups");
@@ -13415,7 +13416,7 @@ export function structs() {
         n1 = t;
         f1 = "pGroups";
       }
-    }
+    } else missing(S, "pGroups", x);
     if ((x = v.maxRecursionDepth) !== undefined) seen += u32(m, o + 48, x, S, "maxRecursionDepth");
     if ((x = v.layout) !== undefined) seen += putPointer(m, o + 56, x, S, "layout");
     if ((x = v.basePipelineHandle) !== undefined) seen += putPointer(m, o + 64, x, S, "basePipelineHandle");
@@ -13508,7 +13509,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pCounterAddresses) !== undefined) {
+    if ((x = v.pCounterAddresses) != null) {
       seen++;
       let t = -1;
       t = array(m, o + 24, x, "u64", 8, S, "pCounterAddresses");
@@ -13517,9 +13518,9 @@ export function structs() {
         n0 = t;
         f0 = "pCounterAddresses";
       }
-    }
+    } else missing(S, "pCounterAddresses", x);
     if ((x = v.serializeRegions) !== undefined) seen += u32(m, o + 32, x, S, "serializeRegions");
-    if ((x = v.pCounterIndices) !== undefined) {
+    if ((x = v.pCounterIndices) != null) {
       seen++;
       let t = -1;
       t = array(m, o + 40, x, "u32", 4, S, "pCounterIndices");
@@ -13528,7 +13529,7 @@ export function structs() {
         n1 = t;
         f1 = "pCounterIndices";
       }
-    }
+    } else missing(S, "pCounterIndices", x);
     if ((x = v.counterAddressCount) !== undefined) seen += u32(m, o + 16, x, S, "counterAddressCount");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "counterAddressCount");
     if ((x = v.counterIndexCount) !== undefined) seen += u32(m, o + 36, x, S, "counterIndexCount");
@@ -13562,7 +13563,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pStripeInfos) !== undefined) {
+    if ((x = v.pStripeInfos) != null) {
       seen++;
       let t = -1;
       t = pointee(m, o + 24, x, 32, S, "pStripeInfos");
@@ -13586,7 +13587,7 @@ export function structs() {
         n0 = t;
         f0 = "pStripeInfos";
       }
-    }
+    } else missing(S, "pStripeInfos", x);
     if ((x = v.stripeInfoCount) !== undefined) seen += u32(m, o + 16, x, S, "stripeInfoCount");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "stripeInfoCount");
     let keys = 0;
@@ -13644,7 +13645,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pStripeSemaphoreInfos) !== undefined) {
+    if ((x = v.pStripeSemaphoreInfos) != null) {
       seen++;
       let t = -1;
       t = pointee(m, o + 24, x, 48, S, "pStripeSemaphoreInfos");
@@ -13674,7 +13675,7 @@ export function structs() {
         n0 = t;
         f0 = "pStripeSemaphoreInfos";
       }
-    }
+    } else missing(S, "pStripeSemaphoreInfos", x);
     if ((x = v.stripeSemaphoreInfoCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "stripeSemaphoreInfoCount");
     } else if (n0 >= 0) u32(m, o + 16, n0, S, "stripeSemaphoreInfoCount");
@@ -14077,10 +14078,10 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.semaphorePool) !== undefined) seen += putPointer(m, o + 16, x, S, "semaphorePool");
-    if ((x = v.pFence) !== undefined) {
+    if ((x = v.pFence) != null) {
       seen++;
       array(m, o + 24, x, "bytes", 48, S, "pFence");
-    }
+    } else missing(S, "pFence", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -14340,7 +14341,7 @@ export function structs() {
     const S = "VkShadingRatePaletteNV";
     let n0 = -1, f0 = "";
     let seen = 0, x;
-    if ((x = v.pShadingRatePaletteEntries) !== undefined) {
+    if ((x = v.pShadingRatePaletteEntries) != null) {
       seen++;
       let t = -1;
       t = array(m, o + 8, x, "u32", 4, S, "pShadingRatePaletteEntries");
@@ -14351,7 +14352,7 @@ export function structs() {
         n0 = t;
         f0 = "pShadingRatePaletteEntries";
       }
-    }
+    } else missing(S, "pShadingRatePaletteEntries", x);
     if ((x = v.shadingRatePaletteEntryCount) !== undefined) {
       seen += u32(m, o, x, S, "shadingRatePaletteEntryCount");
     } else if (n0 >= 0) u32(m, o, n0, S, "shadingRatePaletteEntryCount");
@@ -14743,7 +14744,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.flags) !== undefined) seen += put64(m, o + 16, x, S, "flags");
-    if ((x = v.pDescription) !== undefined) {
+    if ((x = v.pDescription) != null) {
       seen++;
       let t = -1;
       t = pointee(m, o + 24, x, 56, S, "pDescription");
@@ -14762,7 +14763,7 @@ export function structs() {
           t = x.length;
         } else t = 0;
       }
-    }
+    } else missing(S, "pDescription", x);
     if ((x = v.sharingMode) !== undefined) seen += u32(m, o + 32, x, S, "sharingMode");
     if ((x = v.pQueueFamilyIndices) !== undefined) {
       seen++;
@@ -14805,7 +14806,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pTensorMemoryBarriers) !== undefined) {
+    if ((x = v.pTensorMemoryBarriers) != null) {
       seen++;
       let t = -1;
       t = pointee(m, o + 24, x, 64, S, "pTensorMemoryBarriers");
@@ -14829,7 +14830,7 @@ export function structs() {
         n0 = t;
         f0 = "pTensorMemoryBarriers";
       }
-    }
+    } else missing(S, "pTensorMemoryBarriers", x);
     if ((x = v.tensorMemoryBarrierCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "tensorMemoryBarrierCount");
     } else if (n0 >= 0) u32(m, o + 16, n0, S, "tensorMemoryBarrierCount");
@@ -14861,7 +14862,7 @@ export function structs() {
     }
     if ((x = v.tiling) !== undefined) seen += u32(m, o + 16, x, S, "tiling");
     if ((x = v.format) !== undefined) seen += u32(m, o + 20, x, S, "format");
-    if ((x = v.pDimensions) !== undefined) {
+    if ((x = v.pDimensions) != null) {
       seen++;
       let t = -1;
       t = array(m, o + 32, x, "i64", 8, S, "pDimensions");
@@ -14870,7 +14871,7 @@ export function structs() {
         n0 = t;
         f0 = "pDimensions";
       }
-    }
+    } else missing(S, "pDimensions", x);
     if ((x = v.pStrides) !== undefined) {
       seen++;
       let t = -1;
@@ -15584,7 +15585,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pAccelerationStructures) !== undefined) {
+    if ((x = v.pAccelerationStructures) != null) {
       seen++;
       let t = -1;
       t = array(m, o + 24, x, "pointer", 8, S, "pAccelerationStructures");
@@ -15595,7 +15596,7 @@ export function structs() {
         n0 = t;
         f0 = "pAccelerationStructures";
       }
-    }
+    } else missing(S, "pAccelerationStructures", x);
     if ((x = v.accelerationStructureCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "accelerationStructureCount");
     } else if (n0 >= 0) u32(m, o + 16, n0, S, "accelerationStructureCount");
@@ -15625,7 +15626,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pAccelerationStructures) !== undefined) {
+    if ((x = v.pAccelerationStructures) != null) {
       seen++;
       let t = -1;
       t = array(m, o + 24, x, "u64", 8, S, "pAccelerationStructures");
@@ -15636,7 +15637,7 @@ export function structs() {
         n0 = t;
         f0 = "pAccelerationStructures";
       }
-    }
+    } else missing(S, "pAccelerationStructures", x);
     if ((x = v.accelerationStructureCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "accelerationStructureCount");
     } else if (n0 >= 0) u32(m, o + 16, n0, S, "accelerationStructureCount");
@@ -15666,7 +15667,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pTensorViews) !== undefined) {
+    if ((x = v.pTensorViews) != null) {
       seen++;
       let t = -1;
       t = array(m, o + 24, x, "pointer", 8, S, "pTensorViews");
@@ -15675,7 +15676,7 @@ export function structs() {
         n0 = t;
         f0 = "pTensorViews";
       }
-    }
+    } else missing(S, "pTensorViews", x);
     if ((x = v.tensorViewCount) !== undefined) seen += u32(m, o + 16, x, S, "tensorViewCount");
     else if (n0 >= 0) u32(m, o + 16, n0, S, "tensorViewCount");
     let keys = 0;
