@@ -285,31 +285,28 @@ export class DispatchStubs implements Disposable {
   static load(names: readonly string[], options: DispatchStubsOptions = {}): DispatchStubs {
     const arch = nativeStubArch();
     const named = Math.min(names.length, Math.max(1, options.exported ?? names.length));
-    validateNames(names); // in both modes, the unnamed ones too
-    if (options.native === false) {
-      return new DispatchStubs([...names], undefined, "native stubs were turned off");
-    }
-    if (arch === undefined) {
+    if (options.native === false || arch === undefined) {
+      validateNames(names); // the fallback refuses the names the emitter would
       return new DispatchStubs(
         [...names],
         undefined,
-        noStubsReason(),
+        options.native === false ? "native stubs were turned off" : noStubsReason(),
       );
     }
     // The same names, counts and emitter give the same bytes: kept across processes (ffi/persistent_cache.ts).
+    // Joined by NUL, which no valid name holds: a kept entry's key names a list that was checked when the
+    // entry was made, so only an emission checks them (~1-2 ms for the chain's 1,480 at a first start).
     const key = `${arch} ${named} ${names.length}\n${Array.from(options.hashes ?? []).join(",")}\n${
-      names.join("\n")
+      names.join("\0")
     }\n${emitterIdentity()}`;
-    const bytes = cachedBytes(
-      `stubs-dispatch-${arch}`,
-      key,
-      () =>
-        emitStubObject(names.slice(0, named), arch, undefined, {
-          stubs: names.length,
-          validated: true,
-          hashes: options.hashes,
-        }).bytes,
-    );
+    const bytes = cachedBytes(`stubs-dispatch-${arch}`, key, () => {
+      validateNames(names); // the unnamed ones too
+      return emitStubObject(names.slice(0, named), arch, undefined, {
+        stubs: names.length,
+        validated: true,
+        hashes: options.hashes,
+      }).bytes;
+    });
     let object: EmittedObject;
     try {
       const from = options.source === "tempfile" ? "tempfile" : "memfd-or-tempfile";

@@ -99,7 +99,7 @@ export class UnwrapStubs implements Disposable {
     }
     const key = `${arch} ${options.exported ?? ""} ${names.length}\n${
       JSON.stringify(sets, (_, v) => ArrayBuffer.isView(v) ? Array.from(v as Uint32Array) : v)
-    }\n${names.join("\n")}\n${emitterIdentity()}`;
+    }\n${names.join("\0")}\n${emitterIdentity()}`; // NUL: no valid name holds one (ffi/dispatch.ts)
     const bytes = cachedBytes(
       `stubs-unwrap-${arch}`,
       key,

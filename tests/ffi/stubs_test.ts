@@ -361,6 +361,31 @@ Deno.test("stubs: repeated or empty names are refused", () => {
   assert.throws(() => emitStubObject([""], "x86_64"), /Invalid stub name ""/);
 });
 
+Deno.test("stubs: a kept stub object never vouches for a list of names that would be refused", async () => {
+  // Only an emission checks the names; a list with a repeated name must not find the entry of a valid
+  // list whose names join to the same text (["a", "a\nb", "c"] and ["a", "a", "b\nc"] by newlines).
+  using folder = {
+    path: Deno.makeTempDirSync(),
+    [Symbol.dispose]: () => Deno.removeSync(folder.path, { recursive: true }),
+  };
+  const dispatch = new URL("../../ffi/dispatch.ts", import.meta.url).href;
+  const script = `import { DispatchStubs } from ${JSON.stringify(dispatch)};
+    DispatchStubs.load(["a", "a\\nb", "c"])[Symbol.dispose]();
+    try { DispatchStubs.load(["a", "a", "b\\nc"]); console.log("loaded"); }
+    catch (error) { console.log(error.message); }`;
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["eval", script],
+    env: { VKDENO_CACHE: folder.path },
+    stdout: "piped",
+    stderr: "inherit",
+  }).output();
+  assert.ok(out.success);
+  if (nativeStubArch() !== undefined) {
+    assert.ok(Deno.readDirSync(folder.path).some((e) => e.name.startsWith("stubs-dispatch")));
+  }
+  assert.equal(new TextDecoder().decode(out.stdout).trim(), 'Duplicate stub name "a"');
+});
+
 Deno.test("stubs: only a frozen name list is checked once; a list that can change is checked at every use", () => {
   const open = ["vkA", "vkB"];
   validateNames(open);
