@@ -199,8 +199,21 @@ class LiveObjects {
   /** The only one, when there is exactly one. */
   sole: DispatchObject | undefined;
 
-  get size(): number {
-    return this.#map.size;
+  /**
+   * The one a call on `handle` runs on: with one live object no handle is read; with several, the handle's
+   * value, then its dispatch key, finds it (out of line: the hot path stays small enough to inline).
+   */
+  find(handle: Deno.PointerValue): DispatchObject | undefined {
+    return this.sole ?? this.#search(handle);
+  }
+
+  #search(handle: Deno.PointerValue): DispatchObject | undefined {
+    if (this.#map.size === 0 || handle === null) return undefined;
+    const direct = this.#map.get(handleKey(handle));
+    if (direct !== undefined) return direct;
+    const key = dispatchKey(handle);
+    for (const d of this.#map.values()) if (d.key === key) return d;
+    return undefined;
   }
 
   add(d: DispatchObject): void {
@@ -211,10 +224,6 @@ class LiveObjects {
   delete(d: DispatchObject): void {
     this.#map.delete(handleKey(d.handle));
     this.#changed();
-  }
-
-  get(key: HandleKey): DispatchObject | undefined {
-    return this.#map.get(key);
   }
 
   values(): IterableIterator<DispatchObject> {
@@ -533,29 +542,15 @@ export class Chassis implements Disposable {
     return this.#adopted;
   }
 
-  /**
-   * The dispatch object a call on `handle` runs on: with one live instance (or device) no handle is read;
-   * with several, the handle's value, then its dispatch key, finds it.
-   */
-  #find(records: LiveObjects, handle: Deno.PointerValue): DispatchObject | undefined {
-    if (records.sole !== undefined) return records.sole;
-    if (records.size === 0 || handle === null) return undefined;
-    const direct = records.get(handleKey(handle));
-    if (direct !== undefined) return direct;
-    const key = dispatchKey(handle);
-    for (const d of records.values()) if (d.key === key) return d;
-    return undefined;
-  }
-
   /** @internal The dispatch object for a call at `level` whose first argument is `handle`. */
   objectsFor(level: string, handle: unknown): DispatchObject {
     const h = handle as Deno.PointerValue;
     if (level === "device") {
-      const d = this.#find(this.#devices, h);
+      const d = this.#devices.find(h);
       if (d !== undefined) return d;
     }
     if (level !== "global") {
-      const d = this.#find(this.#instances, h);
+      const d = this.#instances.find(h);
       if (d !== undefined) return d;
     }
     return this.#adopt();
