@@ -17,6 +17,7 @@ import {
 } from "../../mod.ts";
 import { MockDriver } from "../../testing/mod.ts";
 import { openLibvulkan } from "../support/libvulkan.ts";
+import { withVkDevice } from "../support/vk_device.ts";
 
 const INFO = { size: 256n, usage: VK_BUFFER_USAGE_STORAGE_BUFFER_BIT };
 
@@ -46,20 +47,8 @@ function spied(raw: VkCommandSource): { source: VkCommandSource; destroys: Map<b
  * through libvulkan (the mock's manifest, loaded by the Khronos loader in this process).
  */
 function onEachLoader(body: (raw: VkCommandSource, device: VkDevice, loader: string) => void): void {
-  const run = (raw: VkCommandSource, loader: string) => {
-    const vk = VkApi.of(raw);
-    const instance = vk.createInstance({});
-    const [gpu] = vk.enumeratePhysicalDevices(instance);
-    const device = vk.createDevice(gpu!, {
-      pQueueCreateInfos: [{ queueFamilyIndex: 0, pQueuePriorities: [1] }],
-    });
-    try {
-      body(raw, device, loader);
-    } finally {
-      vk.destroyDevice(device);
-      vk.destroyInstance(instance);
-    }
-  };
+  const run = (raw: VkCommandSource, loader: string) =>
+    withVkDevice(raw, (_vk, device) => body(raw, device, loader));
   using mock = new MockDriver({ reuseHandles: true });
   using manifest = mock.writeManifest();
   const env = { vars: { VK_DRIVER_FILES: manifest.manifestPath }, elevated: false };

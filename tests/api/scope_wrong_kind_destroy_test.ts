@@ -2,8 +2,9 @@
 // (docs/behaviour.md V11): a destroy of another kind given the object's handle (a fence to vkDestroyBuffer)
 // throws (checked) or reaches the driver (plain), and either way the scope still destroys the object at its end.
 import { deepEqual as assertEquals, throws as assertThrows } from "node:assert/strict";
-import { VkApi, type VkBuffer, Vulkan } from "../../mod.ts";
+import { type VkBuffer, Vulkan } from "../../mod.ts";
 import { MockDriver } from "../../testing/mod.ts";
+import { withVkDevice } from "../support/vk_device.ts";
 
 Deno.test("a destroy of another kind leaves the scope's object to the scope's end (plain and checked)", () => {
   for (const checked of [false, true]) {
@@ -14,13 +15,7 @@ Deno.test("a destroy of another kind leaves the scope's object to the scope's en
       env: { vars: { VK_DRIVER_FILES: manifest.manifestPath }, elevated: false },
       checked,
     });
-    const vk = VkApi.of(raw);
-    const instance = vk.createInstance({});
-    const [gpu] = vk.enumeratePhysicalDevices(instance);
-    const device = vk.createDevice(gpu!, {
-      pQueueCreateInfos: [{ queueFamilyIndex: 0, pQueuePriorities: [1] }],
-    });
-    try {
+    withVkDevice(raw, (vk, device) => {
       using scope = vk.scope();
       const fence = scope.createFence(device, {});
       const wrong = () => scope.destroyBuffer(device, fence as unknown as VkBuffer);
@@ -31,10 +26,7 @@ Deno.test("a destroy of another kind leaves the scope's object to the scope's en
       assertEquals(vk.getFenceStatus(device, fence), "VK_NOT_READY");
       scope.dispose();
       assertEquals(mock.liveObjects().filter((o) => o.type === "VkFence"), [], checked ? "checked" : "plain");
-    } finally {
-      vk.destroyDevice(device);
-      vk.destroyInstance(instance);
-    }
+    });
     // Plain, the driver was given the fence as a buffer (and said so); nothing else went wrong.
     assertEquals(
       problems.map((p) => p.replace(/0x[0-9a-f]+/, "0x...")),

@@ -3,15 +3,9 @@
 // with a TypeError naming the struct and the member (and the command and parameter through VkApi), never
 // passed to the driver as NULL. A pointer an optional count sizes may still be left out.
 import { deepStrictEqual as assertEquals, throws as assertThrows } from "node:assert/strict";
-import {
-  Arena,
-  readStruct,
-  VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
-  VkApi,
-  Vulkan,
-  writeStruct,
-} from "../../mod.ts";
+import { Arena, readStruct, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, Vulkan, writeStruct } from "../../mod.ts";
 import { MockDriver } from "../../testing/mod.ts";
+import { withVkDevice } from "../support/vk_device.ts";
 
 const MISSING_CODE =
   'Cannot write "VkShaderModuleCreateInfo": member "pCode" is a required pointer (vk.xml: not optional), got';
@@ -56,21 +50,12 @@ Deno.test("an idiomatic command with a required pointer member left out throws n
       env: { vars: { VK_DRIVER_FILES: manifest.manifestPath }, elevated: false },
       checked,
     });
-    const vk = VkApi.of(raw);
-    const instance = vk.createInstance({});
-    const [gpu] = vk.enumeratePhysicalDevices(instance);
-    const device = vk.createDevice(gpu!, {
-      pQueueCreateInfos: [{ queueFamilyIndex: 0, pQueuePriorities: [1] }],
-    });
-    try {
+    withVkDevice(raw, (vk, device) => {
       assertThrows(() => vk.createShaderModule(device, { codeSize: 12 } as never), {
         name: "TypeError",
         message: `Cannot call "vkCreateShaderModule": parameter "pCreateInfo": ${MISSING_CODE} undefined`,
       });
       assertEquals(mock.liveObjects().filter((o) => o.type === "VkShaderModule"), []);
-    } finally {
-      vk.destroyDevice(device);
-      vk.destroyInstance(instance);
-    }
+    });
   }
 });
