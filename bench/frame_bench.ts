@@ -5,8 +5,9 @@
  * built with cc: the physical limit), libvulkan's exports through Deno FFI, vkdeno's raw commands with every
  * struct and array written once, vkdeno's raw commands with `writeStruct` per call (one arena per frame), and
  * the idiomatic `VkApi`. Every path records the same values; the command pool is reset (untimed) before each
- * frame. The `writeStruct` per call frame is measured in groups of its own, after the others (its garbage slowed
- * the cases that followed it).
+ * frame, and every path first records 200,000 draws unmeasured (a renderer that has run a while). The
+ * `writeStruct` per call frame is measured in groups of its own, after the others (its garbage slowed the cases
+ * that followed it).
  *
  * `BENCH_NULL_COMMANDS=1`: every path records through bench/c/null_layer.c, a layer whose frame commands return
  * at once (enabled with `VK_INSTANCE_LAYERS` for all five), so the loaders' own per-call cost shows as it does
@@ -48,6 +49,11 @@ const DEPENDENCY = {
     dstAccessMask: VK_ACCESS_2_SHADER_READ_BIT,
   }],
 };
+/**
+ * Draws every path records in unmeasured rounds first: a renderer records frame after frame, and VkApi's frame
+ * (a dozen functions, each optimized on its own) takes ~30,000 draws to reach its speed (docs/performance.md).
+ */
+const WARM_DRAWS = 200_000;
 const OFFSETS = new Uint32Array([256]);
 const PUSHED = new Uint8Array(64).fill(7);
 const STAGE = VK_SHADER_STAGE_VERTEX_BIT;
@@ -232,6 +238,7 @@ if (import.meta.main) {
       baseline: LIBVULKAN,
       unit: "ms",
       rounds: draws > 1000 ? 11 : undefined,
+      warmup: Math.ceil(WARM_DRAWS / draws),
       cases: paths.filter(([name]) => only(name)).map(([name, record, prepare]): PairedCase => ({
         name,
         prepare,
