@@ -202,6 +202,16 @@ ${lines.join("\n")}
     return required;
   }
 
+  /**
+   * Whether member `member` of `struct` is an array of handles whose elements must be valid handles (docs/behaviour.md
+   * V12): vk.xml lets them be \`VK_NULL_HANDLE\` with a second \`optional\` value or \`noautovalidity\`.
+   */
+  #validHandles(struct: string, member: string): boolean {
+    const m = this.#layouts.resolve(struct)?.members?.find((x) => x.name === member);
+    return m !== undefined && this.#layouts.resolve(m.type)?.category === "handle" && !m.elementsOptional &&
+      !m.noautovalidity;
+  }
+
   /** The kind of a member stored by one helper call (a scalar, handle or pointer in place), else undefined. */
   #simple(m: MemberLayout): Kind | undefined {
     if (m.bits !== undefined || m.pointer > 0 || m.count !== undefined || this.#isStruct(m.type)) {
@@ -278,6 +288,9 @@ t = x.length;
     if (this.#isStruct(m.type)) {
       return record(set(`structPointers(m, ${at}, x, ${JSON.stringify(this.#struct(m.type))}, ${S}, ${K})`));
     }
+    if (m.pointer === 1 && this.#validHandles(l.name, m.name)) {
+      return record(set(`handles(m, ${at}, x, ${JSON.stringify(m.type)}, ${S}, ${K})`));
+    }
     const [kind, size] = this.#pointee(m);
     return record(set(scaled(`array(m, ${at}, x, ${JSON.stringify(kind)}, ${size}, ${S}, ${K})`)));
   }
@@ -343,6 +356,7 @@ const RUNTIME = [
   "fixedArrayAt",
   "fixedString",
   "fixedStringAt",
+  "handles",
   "getPointer",
   "mismatch",
   "missing",

@@ -18,6 +18,7 @@ export type StructReaderFn = (m: Scratch, o: number) => Record<string, unknown>;
 export type StructEntry = readonly [StructWriterFn, StructReaderFn, number, number];
 
 const TWO_32 = 4294967296;
+const TWO_31 = 2147483648;
 
 /** A struct's entry by name: set by vk/marshal.ts, which imports the generated index. */
 let entryOf: (name: string) => StructEntry | undefined = () => undefined;
@@ -114,7 +115,7 @@ export function element(x: unknown, struct: string, member: string, i: number): 
   return x;
 }
 
-/** A 32-bit or narrower member's value as a number (the typed-array store keeps the low bits). */
+/** An 8- or 16-bit or floating-point member's value as a number (the typed-array store keeps the low bits). */
 export function num(v: unknown, struct: string, member: string): number {
   if (typeof v === "number") return v;
   if (typeof v === "boolean") return v ? 1 : 0;
@@ -146,16 +147,40 @@ export function i16(m: Scratch, o: number, v: unknown, struct: string, member: s
   return 1;
 }
 
-/** Stores `v` as a 32-bit unsigned integer (flags, enums, counts, VkBool32) at byte `o`: 1. */
+/**
+ * Stores `v` as a 32-bit unsigned integer (flags, enums, counts, VkBool32) at byte `o`: 1. An integer from 0
+ * to 2^32 - 1 (docs/behaviour.md V14); anything else throws naming the member, where the store alone would
+ * keep its low bits.
+ */
 export function u32(m: Scratch, o: number, v: unknown, struct: string, member: string): number {
-  m.u32[o >> 2] = num(v, struct, member);
+  m.u32[o >> 2] = typeof v === "number" && v >>> 0 === v ? v : int32(v, false, struct, member);
   return 1;
 }
 
-/** Stores `v` as an `int32_t` at byte `o`: 1. */
+/** Stores `v` as an `int32_t` at byte `o`: an integer from -2^31 to 2^31 - 1 (else throws); 1. */
 export function i32(m: Scratch, o: number, v: unknown, struct: string, member: string): number {
-  m.i32[o >> 2] = num(v, struct, member);
+  m.i32[o >> 2] = typeof v === "number" && (v | 0) === v ? v : int32(v, true, struct, member);
   return 1;
+}
+
+/**
+ * A 32-bit integer member's value given as something other than an int32 number: a boolean (1 or 0), a
+ * bigint or a number in range (as {@linkcode u32} and {@linkcode i32} take them), else the error naming it.
+ */
+function int32(v: unknown, signed: boolean, struct: string, member: string): number {
+  if (typeof v === "boolean") return v ? 1 : 0;
+  const n = typeof v === "bigint" ? Number(v) : v;
+  if (typeof n !== "number") return badValue(struct, member, v, "a number");
+  if (Number.isInteger(n) && n >= (signed ? -TWO_31 : 0) && n < (signed ? TWO_31 : TWO_32)) return n;
+  const range = signed
+    ? "-2147483648 to 2147483647 (int32_t)"
+    // A negative int32 is what JavaScript's bitwise operators give for bit 31 set (and `~0`).
+    : `0 to 4294967295 (uint32_t)${(n | 0) === n ? "; `x >>> 0` makes a bitwise result unsigned" : ""}`;
+  throw new RangeError(
+    `Cannot write "${typeof v === "bigint" ? `${v}n` : v}" to ${
+      where(struct, member)
+    }: expected an integer from ${range}`,
+  );
 }
 
 /** Stores `v` as a `float` at byte `o`: 1. */
@@ -253,10 +278,10 @@ function putElement(m: Scratch, c: number, kind: string, x: unknown, struct: str
       m.i16[c >> 1] = num(x, struct, member);
       return;
     case "u32":
-      m.u32[c >> 2] = num(x, struct, member);
+      u32(m, c, x, struct, member);
       return;
     case "i32":
-      m.i32[c >> 2] = num(x, struct, member);
+      i32(m, c, x, struct, member);
       return;
     case "f32":
       m.f32[c >> 2] = num(x, struct, member);
@@ -331,6 +356,37 @@ export function array(
   const step = kind === "bytes" ? 1 : size;
   const c = m.alloc(step * n, Math.min(step, 8));
   for (let i = 0; i < n; i++) putElement(m, c + i * step, kind, x[i], struct, member);
+  putAddress(m, o, m.base + c);
+  return n;
+}
+
+/**
+ * Writes an array member of handles of `type` whose elements vk.xml requires valid (docs/behaviour.md V12): as
+ * {@linkcode array}, but a null or undefined element throws naming the struct, the member and the index.
+ */
+export function handles(
+  m: Scratch,
+  o: number,
+  x: unknown,
+  type: string,
+  struct: string,
+  member: string,
+): number {
+  if (!Array.isArray(x)) return array(m, o, x, "pointer", 8, struct, member);
+  const n = x.length;
+  if (n === 0) return 0;
+  const c = m.alloc(8 * n, 8);
+  for (let i = 0; i < n; i++) {
+    const h: unknown = x[i];
+    if (h == null) {
+      throw new TypeError(
+        `Cannot write ${
+          where(struct, member)
+        } element ${i}: expected a ${type} handle, got ${h} (VK_NULL_HANDLE is not valid here)`,
+      );
+    }
+    putPointer(m, c + 8 * i, h, struct, member);
+  }
   putAddress(m, o, m.base + c);
   return n;
 }

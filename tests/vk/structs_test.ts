@@ -131,7 +131,7 @@ Deno.test("count members are filled from the arrays they count, unless given", (
   assertThrows(
     () =>
       writeStruct(arena, "VkSubmitInfo", {
-        pWaitSemaphores: [null, null],
+        pWaitSemaphores: [0x1000n, 0x1008n].map((a) => asHandle("VkSemaphore", Deno.UnsafePointer.create(a))),
         pWaitDstStageMask: [VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT],
       }),
     RangeError,

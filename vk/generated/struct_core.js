@@ -18,6 +18,7 @@ import {
   fixedString,
   fixedStringAt,
   getPointer,
+  handles,
   i32,
   mismatch,
   missing,
@@ -415,7 +416,7 @@ export function structs() {
     if ((x = v.pDescriptorSets) != null) {
       seen++;
       let t = -1;
-      t = array(m, o + 40, x, "pointer", 8, S, "pDescriptorSets");
+      t = handles(m, o + 40, x, "VkDescriptorSet", S, "pDescriptorSets");
       if (t >= 0) {
         if (n0 >= 0 && n0 !== t) mismatch(S, "descriptorSetCount", f0, n0, "pDescriptorSets", t);
         n0 = t;
@@ -627,7 +628,7 @@ export function structs() {
     if ((x = v.pWaitSemaphores) !== undefined) {
       seen++;
       let t = -1;
-      t = array(m, o + 24, x, "pointer", 8, S, "pWaitSemaphores");
+      t = handles(m, o + 24, x, "VkSemaphore", S, "pWaitSemaphores");
       if (t >= 0) {
         if (n0 >= 0 && n0 !== t) mismatch(S, "waitSemaphoreCount", f0, n0, "pWaitSemaphores", t);
         n0 = t;
@@ -717,7 +718,7 @@ export function structs() {
     if ((x = v.pSignalSemaphores) !== undefined) {
       seen++;
       let t = -1;
-      t = array(m, o + 88, x, "pointer", 8, S, "pSignalSemaphores");
+      t = handles(m, o + 88, x, "VkSemaphore", S, "pSignalSemaphores");
       if (t >= 0) {
         if (n4 >= 0 && n4 !== t) mismatch(S, "signalSemaphoreCount", f4, n4, "pSignalSemaphores", t);
         n4 = t;
@@ -2429,7 +2430,7 @@ export function structs() {
     if ((x = v.pSetLayouts) != null) {
       seen++;
       let t = -1;
-      t = array(m, o + 32, x, "pointer", 8, S, "pSetLayouts");
+      t = handles(m, o + 32, x, "VkDescriptorSetLayout", S, "pSetLayouts");
       if (t >= 0) {
         if (n0 >= 0 && n0 !== t) mismatch(S, "descriptorSetCount", f0, n0, "pSetLayouts", t);
         n0 = t;
@@ -2989,7 +2990,7 @@ export function structs() {
     if ((x = v.pPhysicalDevices) !== undefined) {
       seen++;
       let t = -1;
-      t = array(m, o + 24, x, "pointer", 8, S, "pPhysicalDevices");
+      t = handles(m, o + 24, x, "VkPhysicalDevice", S, "pPhysicalDevices");
       if (t >= 0) {
         if (n0 >= 0 && n0 !== t) mismatch(S, "physicalDeviceCount", f0, n0, "pPhysicalDevices", t);
         n0 = t;
@@ -12276,7 +12277,7 @@ export function structs() {
     if ((x = v.pAttachments) !== undefined) {
       seen++;
       let t = -1;
-      t = array(m, o + 24, x, "pointer", 8, S, "pAttachments");
+      t = handles(m, o + 24, x, "VkImageView", S, "pAttachments");
       if (t >= 0) {
         if (n0 >= 0 && n0 !== t) mismatch(S, "attachmentCount", f0, n0, "pAttachments", t);
         n0 = t;
@@ -13379,7 +13380,7 @@ export function structs() {
     if ((x = v.pSemaphores) != null) {
       seen++;
       let t = -1;
-      t = array(m, o + 24, x, "pointer", 8, S, "pSemaphores");
+      t = handles(m, o + 24, x, "VkSemaphore", S, "pSemaphores");
       if (t >= 0) {
         if (n0 >= 0 && n0 !== t) mismatch(S, "semaphoreCount", f0, n0, "pSemaphores", t);
         n0 = t;
@@ -13898,7 +13899,7 @@ export function structs() {
     if ((x = v.pWaitSemaphores) !== undefined) {
       seen++;
       let t = -1;
-      t = array(m, o + 24, x, "pointer", 8, S, "pWaitSemaphores");
+      t = handles(m, o + 24, x, "VkSemaphore", S, "pWaitSemaphores");
       if (t >= 0) {
         if (n0 >= 0 && n0 !== t) mismatch(S, "waitSemaphoreCount", f0, n0, "pWaitSemaphores", t);
         n0 = t;
@@ -13918,7 +13919,7 @@ export function structs() {
     if ((x = v.pCommandBuffers) !== undefined) {
       seen++;
       let t = -1;
-      t = array(m, o + 48, x, "pointer", 8, S, "pCommandBuffers");
+      t = handles(m, o + 48, x, "VkCommandBuffer", S, "pCommandBuffers");
       if (t >= 0) {
         if (n1 >= 0 && n1 !== t) mismatch(S, "commandBufferCount", f1, n1, "pCommandBuffers", t);
         n1 = t;
@@ -13928,7 +13929,7 @@ export function structs() {
     if ((x = v.pSignalSemaphores) !== undefined) {
       seen++;
       let t = -1;
-      t = array(m, o + 64, x, "pointer", 8, S, "pSignalSemaphores");
+      t = handles(m, o + 64, x, "VkSemaphore", S, "pSignalSemaphores");
       if (t >= 0) {
         if (n2 >= 0 && n2 !== t) mismatch(S, "signalSemaphoreCount", f2, n2, "pSignalSemaphores", t);
         n2 = t;

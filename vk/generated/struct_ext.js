@@ -18,6 +18,7 @@ import {
   fixedString,
   fixedStringAt,
   getPointer,
+  handles,
   i32,
   mismatch,
   missing,
@@ -1478,7 +1479,7 @@ export function structs() {
     let seen = 0, x;
     if ((x = v.pSampler) !== undefined) {
       seen++;
-      array(m, o, x, "pointer", 8, S, "pSampler");
+      handles(m, o, x, "VkSampler", S, "pSampler");
     }
     if ((x = v.pCombinedImageSampler) !== undefined) {
       seen++;
@@ -2935,7 +2936,7 @@ export function structs() {
     if ((x = v.pImages) !== undefined) {
       seen++;
       let t = -1;
-      t = array(m, o + 40, x, "pointer", 8, S, "pImages");
+      t = handles(m, o + 40, x, "VkImage", S, "pImages");
       if (t >= 0) {
         if (n0 >= 0 && n0 !== t) mismatch(S, "imageCount", f0, n0, "pImages", t);
         n0 = t;
@@ -2945,7 +2946,7 @@ export function structs() {
     if ((x = v.pBuffers) !== undefined) {
       seen++;
       let t = -1;
-      t = array(m, o + 56, x, "pointer", 8, S, "pBuffers");
+      t = handles(m, o + 56, x, "VkBuffer", S, "pBuffers");
       if (t >= 0) {
         if (n1 >= 0 && n1 !== t) mismatch(S, "bufferCount", f1, n1, "pBuffers", t);
         n1 = t;
@@ -3112,7 +3113,7 @@ export function structs() {
     if ((x = v.pShaders) != null) {
       seen++;
       let t = -1;
-      t = array(m, o + 24, x, "pointer", 8, S, "pShaders");
+      t = handles(m, o + 24, x, "VkShaderEXT", S, "pShaders");
       if (t >= 0) {
         if (n0 >= 0 && n0 !== t) mismatch(S, "shaderCount", f0, n0, "pShaders", t);
         n0 = t;
@@ -4269,7 +4270,7 @@ export function structs() {
     if ((x = v.pInitialShaders) != null) {
       seen++;
       let t = -1;
-      t = array(m, o + 24, x, "pointer", 8, S, "pInitialShaders");
+      t = handles(m, o + 24, x, "VkShaderEXT", S, "pInitialShaders");
       if (t >= 0) {
         if (n0 >= 0 && n0 !== t) mismatch(S, "shaderCount", f0, n0, "pInitialShaders", t);
         n0 = t;

@@ -20,6 +20,7 @@ import {
   fixedString,
   fixedStringAt,
   getPointer,
+  handles,
   i32,
   mismatch,
   missing,
@@ -5817,7 +5818,7 @@ export function structs() {
     if ((x = v.pPipelineBinaries) !== undefined) {
       seen++;
       let t = -1;
-      t = array(m, o + 24, x, "pointer", 8, S, "pPipelineBinaries");
+      t = handles(m, o + 24, x, "VkPipelineBinaryKHR", S, "pPipelineBinaries");
       if (t >= 0) {
         if (n0 >= 0 && n0 !== t) mismatch(S, "pipelineBinaryCount", f0, n0, "pPipelineBinaries", t);
         n0 = t;
@@ -5855,7 +5856,7 @@ export function structs() {
     if ((x = v.pPipelineBinaries) !== undefined) {
       seen++;
       let t = -1;
-      t = array(m, o + 24, x, "pointer", 8, S, "pPipelineBinaries");
+      t = handles(m, o + 24, x, "VkPipelineBinaryKHR", S, "pPipelineBinaries");
       if (t >= 0) {
         if (n0 >= 0 && n0 !== t) mismatch(S, "binaryCount", f0, n0, "pPipelineBinaries", t);
         n0 = t;
@@ -6254,7 +6255,7 @@ export function structs() {
     if ((x = v.pLibraries) !== undefined) {
       seen++;
       let t = -1;
-      t = array(m, o + 24, x, "pointer", 8, S, "pLibraries");
+      t = handles(m, o + 24, x, "VkPipeline", S, "pLibraries");
       if (t >= 0) {
         if (n0 >= 0 && n0 !== t) mismatch(S, "libraryCount", f0, n0, "pLibraries", t);
         n0 = t;
@@ -6369,7 +6370,7 @@ export function structs() {
     if ((x = v.pWaitSemaphores) !== undefined) {
       seen++;
       let t = -1;
-      t = array(m, o + 24, x, "pointer", 8, S, "pWaitSemaphores");
+      t = handles(m, o + 24, x, "VkSemaphore", S, "pWaitSemaphores");
       if (t >= 0) {
         if (n0 >= 0 && n0 !== t) mismatch(S, "waitSemaphoreCount", f0, n0, "pWaitSemaphores", t);
         n0 = t;
@@ -6379,7 +6380,7 @@ export function structs() {
     if ((x = v.pSwapchains) != null) {
       seen++;
       let t = -1;
-      t = array(m, o + 40, x, "pointer", 8, S, "pSwapchains");
+      t = handles(m, o + 40, x, "VkSwapchainKHR", S, "pSwapchains");
       if (t >= 0) {
         if (n1 >= 0 && n1 !== t) mismatch(S, "swapchainCount", f1, n1, "pSwapchains", t);
         n1 = t;
@@ -12198,7 +12199,7 @@ export function structs() {
     if ((x = v.pAcquireSyncs) !== undefined) {
       seen++;
       let t = -1;
-      t = array(m, o + 24, x, "pointer", 8, S, "pAcquireSyncs");
+      t = handles(m, o + 24, x, "VkDeviceMemory", S, "pAcquireSyncs");
       if (t >= 0) {
         if (n0 >= 0 && n0 !== t) mismatch(S, "acquireCount", f0, n0, "pAcquireSyncs", t);
         n0 = t;
@@ -12228,7 +12229,7 @@ export function structs() {
     if ((x = v.pReleaseSyncs) !== undefined) {
       seen++;
       let t = -1;
-      t = array(m, o + 56, x, "pointer", 8, S, "pReleaseSyncs");
+      t = handles(m, o + 56, x, "VkDeviceMemory", S, "pReleaseSyncs");
       if (t >= 0) {
         if (n1 >= 0 && n1 !== t) mismatch(S, "releaseCount", f1, n1, "pReleaseSyncs", t);
         n1 = t;

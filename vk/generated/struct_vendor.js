@@ -19,6 +19,7 @@ import {
   fixedString,
   fixedStringAt,
   getPointer,
+  handles,
   i32,
   mismatch,
   missing,
@@ -4924,7 +4925,7 @@ export function structs() {
     if ((x = v.pTensors) != null) {
       seen++;
       let t = -1;
-      t = array(m, o + 24, x, "pointer", 8, S, "pTensors");
+      t = handles(m, o + 24, x, "VkTensorARM", S, "pTensors");
       if (t >= 0) {
         if (n0 >= 0 && n0 !== t) mismatch(S, "tensorCount", f0, n0, "pTensors", t);
         n0 = t;
@@ -5548,7 +5549,7 @@ export function structs() {
     if ((x = v.pPipelines) !== undefined) {
       seen++;
       let t = -1;
-      t = array(m, o + 40, x, "pointer", 8, S, "pPipelines");
+      t = handles(m, o + 40, x, "VkPipeline", S, "pPipelines");
       if (t >= 0) {
         if (n1 >= 0 && n1 !== t) mismatch(S, "pipelineCount", f1, n1, "pPipelines", t);
         n1 = t;
@@ -15503,7 +15504,7 @@ export function structs() {
     if ((x = v.pAcquireSyncs) !== undefined) {
       seen++;
       let t = -1;
-      t = array(m, o + 24, x, "pointer", 8, S, "pAcquireSyncs");
+      t = handles(m, o + 24, x, "VkDeviceMemory", S, "pAcquireSyncs");
       if (t >= 0) {
         if (n0 >= 0 && n0 !== t) mismatch(S, "acquireCount", f0, n0, "pAcquireSyncs", t);
         n0 = t;
@@ -15533,7 +15534,7 @@ export function structs() {
     if ((x = v.pReleaseSyncs) !== undefined) {
       seen++;
       let t = -1;
-      t = array(m, o + 56, x, "pointer", 8, S, "pReleaseSyncs");
+      t = handles(m, o + 56, x, "VkDeviceMemory", S, "pReleaseSyncs");
       if (t >= 0) {
         if (n1 >= 0 && n1 !== t) mismatch(S, "releaseCount", f1, n1, "pReleaseSyncs", t);
         n1 = t;
