@@ -278,18 +278,8 @@ export const RUNTIME = {
         return RUNTIME.scalars(m, element as ScalarKind, v, -1, command, param);
     }
   },
-  /** Whether `v` is a handle (a pointer object). */
-  isHandle: isPointerObject,
   /** The address of handle `h`, as a bigint (cached per handle object). */
   address: addressOf,
-  /** Whether `v` is one struct literal (an object that is neither an array nor a pointer). */
-  isLiteral(v: unknown): boolean {
-    return typeof v === "object" && v !== null && !Array.isArray(v) && !isPointerObject(v);
-  },
-  /** Whether `v` is an array of exactly one struct literal. */
-  isOne(v: unknown): boolean {
-    return Array.isArray(v) && v.length === 1 && RUNTIME.isLiteral(v[0]);
-  },
   /**
    * After a struct writer threw `e` at scratch position `top`: the scratch was full ({@linkcode FULL}), so
    * `values` are written again into a larger one (their address); any other error is the caller's, thrown.

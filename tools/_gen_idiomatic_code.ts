@@ -14,6 +14,41 @@ export type Plan = readonly [number, readonly string[], readonly (readonly unkno
 
 const DISPATCHABLE = new Set(["VkInstance", "VkPhysicalDevice", "VkDevice", "VkQueue", "VkCommandBuffer"]);
 
+/**
+ * The test that `x` is one struct literal (an object, not an array, not a pointer object: those have no
+ * prototype), written out at each command's call site rather than called from a shared helper: V8 keeps type
+ * feedback per site, and a helper every command calls sees every command's arguments (docs/performance.md).
+ * `init`, when given, is assigned to `x` by the first test.
+ */
+function literalTest(x: string, init?: string): string {
+  return `typeof ${
+    init ? `(${x} = ${init})` : x
+  } === "object" && ${x} !== null && !Array.isArray(${x}) && ${x} instanceof Object`;
+}
+
+/** The test that `x` (assigned `init` first) is a pointer object (a handle): an object without a prototype. */
+function pointerTest(x: string, init: string): string {
+  return `typeof (${x} = ${init}) === "object" && ${x} !== null && !(${x} instanceof Object)`;
+}
+
+/**
+ * The element count of input array `u` of `kind` (an element kind, or "buf"): read here for the common shape
+ * (an array; a `Uint8Array` of bytes; the typed array `view` of scalars), else by the run-time helper, which
+ * also refuses what is not an array.
+ */
+function lengthOf(u: string, kind: string, view: string | undefined, helper: string): string {
+  if (kind === "bytes" || kind === "buf") return `${u} instanceof Uint8Array ? ${u}.byteLength : ${helper}`;
+  if (view) return `${u} instanceof ${view} ? ${u}.length : ${helper}`;
+  return `Array.isArray(${u}) ? ${u}.length : ${helper}`;
+}
+
+/** The typed array an input array of 32-bit scalars is copied from without a helper. */
+const VIEWS: Readonly<Record<string, string>> = {
+  u32: "Uint32Array",
+  i32: "Int32Array",
+  f32: "Float32Array",
+};
+
 /** `vkCreateBuffer` -> `createBuffer`. */
 function idiomaticName(command: string): string {
   return command[2]!.toLowerCase() + command.slice(3);
@@ -141,7 +176,7 @@ function commandCode(
         const slow = `rt.struct(m, ${entry(struct)}, ${q(struct)}, ${u}, ${role[2] === true}, ${
           q(name)
         }, ${P})`;
-        prep.push(...literal(i, struct, `rt.isLiteral(${u})`, u!, slow, `[${u}]`, P));
+        prep.push(...literal(i, struct, literalTest(u!), u!, slow, `[${u}]`, P));
         break;
       }
       case "a": {
@@ -153,16 +188,17 @@ function commandCode(
         })`;
         // The common shapes (one handle, a Uint8Array, a small typed array of the element's type) are written
         // here, where the checks see one command's arguments; anything else goes through the helper.
-        const views: Record<string, string> = { u32: "Uint32Array", i32: "Int32Array", f32: "Float32Array" };
-        const view = element === "scalar" ? views[String(role[2])] : undefined;
+        const view = element === "scalar" ? VIEWS[String(role[2])] : undefined;
         if (element === "struct") {
-          prep.push(...literal(i, String(role[2]), `rt.isOne(${u})`, `${u}[0]`, generic, u!, P));
+          const one = `Array.isArray(${u}) && ${u}.length === 1 && ${literalTest(`e${i}`, `${u}[0]`)}`;
+          prep.push(`let e${i};`, ...literal(i, String(role[2]), one, `e${i}`, generic, u!, P));
         } else if (element === "handle") {
+          const one = `Array.isArray(${u}) && ${u}.length === 1 && ${pointerTest(`e${i}`, `${u}[0]`)}`;
           prep.push(
-            `let a${i};`,
-            `if (Array.isArray(${u}) && ${u}.length === 1 && rt.isHandle(${u}[0]) && m.top + 16 <= m.size) {`,
+            `let a${i}, e${i};`,
+            `if (${one} && m.top + 16 <= m.size) {`,
             `const c = m.alloc(8, 8);`,
-            `m.u64[c >> 3] = rt.address(${u}[0]);`,
+            `m.u64[c >> 3] = rt.address(e${i});`,
             `a${i} = m.at(c);`,
             `} else a${i} = rt.handles(m, ${q(role[2])}, ${u}, ${optional}, ${q(name)}, ${P}, ${
               role[4] === 1
@@ -298,9 +334,10 @@ function commandCode(
     const arrays = role[2] as number[];
     const kinds = arrays.map((k) => roles[k]![0] === "buf" ? "buf" : String(roles[k]![1]));
     arrays.forEach((k, j) => {
-      counts.push(
-        `const n${i}_${j} = rt.len(${userOf[k]}, ${q(kinds[j])}, ${q(name)}, ${q(params[k]!.name)});`,
-      );
+      const u = userOf[k]!;
+      const helper = `rt.len(${u}, ${q(kinds[j])}, ${q(name)}, ${q(params[k]!.name)})`;
+      const view = kinds[j] === "scalar" ? VIEWS[String(roles[k]![2])] : undefined;
+      counts.push(`const n${i}_${j} = ${lengthOf(u, kinds[j]!, view, helper)};`);
       if (j > 0) {
         counts.push(
           `if (n${i}_${j} !== n${i}_0 && ${userOf[k]} != null) rt.mismatch(${q(name)}, ${

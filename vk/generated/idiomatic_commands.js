@@ -64,7 +64,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(56, 8);
@@ -168,7 +168,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -222,7 +222,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
@@ -308,7 +308,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
@@ -364,7 +364,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
@@ -420,7 +420,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
@@ -459,7 +459,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
@@ -492,7 +492,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
@@ -542,12 +542,16 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        let e2;
         let a2;
-        if (rt.isOne(u1)) {
+        if (
+          Array.isArray(u1) && u1.length === 1 && typeof (e2 = u1[0]) === "object" && e2 !== null &&
+          !Array.isArray(e2) && e2 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(56, 8);
-            W0(m, c, u1[0], 0);
+            W0(m, c, e2, 0);
             a2 = m.at(c);
           } catch (e) {
             a2 = rt.refit(
@@ -571,7 +575,9 @@ export function commands() {
             "pBindInfos",
             E0,
           );}
-        const n1_0 = rt.len(u1, "struct", "vkBindAccelerationStructureMemoryNV", "pBindInfos");
+        const n1_0 = Array.isArray(u1)
+          ? u1.length
+          : rt.len(u1, "struct", "vkBindAccelerationStructureMemoryNV", "pBindInfos");
         const a1 = n1_0;
         check(a0, a1, a2);
         const r = fn(a0, a1, a2);
@@ -615,12 +621,16 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        let e2;
         let a2;
-        if (rt.isOne(u1)) {
+        if (
+          Array.isArray(u1) && u1.length === 1 && typeof (e2 = u1[0]) === "object" && e2 !== null &&
+          !Array.isArray(e2) && e2 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
-            W0(m, c, u1[0], 0);
+            W0(m, c, e2, 0);
             a2 = m.at(c);
           } catch (e) {
             a2 = rt.refit(m, top, e, E0, "VkBindBufferMemoryInfo", u1, "vkBindBufferMemory2", "pBindInfos");
@@ -635,7 +645,9 @@ export function commands() {
             "pBindInfos",
             E0,
           );}
-        const n1_0 = rt.len(u1, "struct", "vkBindBufferMemory2", "pBindInfos");
+        const n1_0 = Array.isArray(u1)
+          ? u1.length
+          : rt.len(u1, "struct", "vkBindBufferMemory2", "pBindInfos");
         const a1 = n1_0;
         check(a0, a1, a2);
         const r = fn(a0, a1, a2);
@@ -660,12 +672,16 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        let e2;
         let a2;
-        if (rt.isOne(u1)) {
+        if (
+          Array.isArray(u1) && u1.length === 1 && typeof (e2 = u1[0]) === "object" && e2 !== null &&
+          !Array.isArray(e2) && e2 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(48, 8);
-            W0(m, c, u1[0], 0);
+            W0(m, c, e2, 0);
             a2 = m.at(c);
           } catch (e) {
             a2 = rt.refit(
@@ -689,7 +705,9 @@ export function commands() {
             "pBindInfos",
             E0,
           );}
-        const n1_0 = rt.len(u1, "struct", "vkBindDataGraphPipelineSessionMemoryARM", "pBindInfos");
+        const n1_0 = Array.isArray(u1)
+          ? u1.length
+          : rt.len(u1, "struct", "vkBindDataGraphPipelineSessionMemoryARM", "pBindInfos");
         const a1 = n1_0;
         check(a0, a1, a2);
         const r = fn(a0, a1, a2);
@@ -733,12 +751,16 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        let e2;
         let a2;
-        if (rt.isOne(u1)) {
+        if (
+          Array.isArray(u1) && u1.length === 1 && typeof (e2 = u1[0]) === "object" && e2 !== null &&
+          !Array.isArray(e2) && e2 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
-            W0(m, c, u1[0], 0);
+            W0(m, c, e2, 0);
             a2 = m.at(c);
           } catch (e) {
             a2 = rt.refit(m, top, e, E0, "VkBindImageMemoryInfo", u1, "vkBindImageMemory2", "pBindInfos");
@@ -753,7 +775,7 @@ export function commands() {
             "pBindInfos",
             E0,
           );}
-        const n1_0 = rt.len(u1, "struct", "vkBindImageMemory2", "pBindInfos");
+        const n1_0 = Array.isArray(u1) ? u1.length : rt.len(u1, "struct", "vkBindImageMemory2", "pBindInfos");
         const a1 = n1_0;
         check(a0, a1, a2);
         const r = fn(a0, a1, a2);
@@ -798,12 +820,16 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        let e2;
         let a2;
-        if (rt.isOne(u1)) {
+        if (
+          Array.isArray(u1) && u1.length === 1 && typeof (e2 = u1[0]) === "object" && e2 !== null &&
+          !Array.isArray(e2) && e2 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
-            W0(m, c, u1[0], 0);
+            W0(m, c, e2, 0);
             a2 = m.at(c);
           } catch (e) {
             a2 = rt.refit(
@@ -827,7 +853,9 @@ export function commands() {
             "pBindInfos",
             E0,
           );}
-        const n1_0 = rt.len(u1, "struct", "vkBindTensorMemoryARM", "pBindInfos");
+        const n1_0 = Array.isArray(u1)
+          ? u1.length
+          : rt.len(u1, "struct", "vkBindTensorMemoryARM", "pBindInfos");
         const a1 = n1_0;
         check(a0, a1, a2);
         const r = fn(a0, a1, a2);
@@ -853,12 +881,16 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
+        let e3;
         let a3;
-        if (rt.isOne(u2)) {
+        if (
+          Array.isArray(u2) && u2.length === 1 && typeof (e3 = u2[0]) === "object" && e3 !== null &&
+          !Array.isArray(e3) && e3 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(48, 8);
-            W0(m, c, u2[0], 0);
+            W0(m, c, e3, 0);
             a3 = m.at(c);
           } catch (e) {
             a3 = rt.refit(
@@ -882,7 +914,9 @@ export function commands() {
             "pBindSessionMemoryInfos",
             E0,
           );}
-        const n2_0 = rt.len(u2, "struct", "vkBindVideoSessionMemoryKHR", "pBindSessionMemoryInfos");
+        const n2_0 = Array.isArray(u2)
+          ? u2.length
+          : rt.len(u2, "struct", "vkBindVideoSessionMemoryKHR", "pBindSessionMemoryInfos");
         const a2 = n2_0;
         check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
@@ -908,12 +942,16 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1 ?? null;
+        let e3;
         let a3;
-        if (rt.isOne(u2)) {
+        if (
+          Array.isArray(u2) && u2.length === 1 && typeof (e3 = u2[0]) === "object" && e3 !== null &&
+          !Array.isArray(e3) && e3 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(80, 8);
-            W0(m, c, u2[0], 0);
+            W0(m, c, e3, 0);
             a3 = m.at(c);
           } catch (e) {
             a3 = rt.refit(
@@ -938,8 +976,12 @@ export function commands() {
             E0,
           );}
         const a4 = u3 ?? null;
-        const n2_0 = rt.len(u2, "struct", "vkBuildAccelerationStructuresKHR", "pInfos");
-        const n2_1 = rt.len(u3, "undefined", "vkBuildAccelerationStructuresKHR", "ppBuildRangeInfos");
+        const n2_0 = Array.isArray(u2)
+          ? u2.length
+          : rt.len(u2, "struct", "vkBuildAccelerationStructuresKHR", "pInfos");
+        const n2_1 = Array.isArray(u3)
+          ? u3.length
+          : rt.len(u3, "undefined", "vkBuildAccelerationStructuresKHR", "ppBuildRangeInfos");
         if (n2_1 !== n2_0 && u3 != null) {
           rt.mismatch("vkBuildAccelerationStructuresKHR", "pInfos", n2_0, "ppBuildRangeInfos", n2_1);
         }
@@ -975,12 +1017,16 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1 ?? null;
+        let e3;
         let a3;
-        if (rt.isOne(u2)) {
+        if (
+          Array.isArray(u2) && u2.length === 1 && typeof (e3 = u2[0]) === "object" && e3 !== null &&
+          !Array.isArray(e3) && e3 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(96, 8);
-            W0(m, c, u2[0], 0);
+            W0(m, c, e3, 0);
             a3 = m.at(c);
           } catch (e) {
             a3 = rt.refit(m, top, e, E0, "VkMicromapBuildInfoEXT", u2, "vkBuildMicromapsEXT", "pInfos");
@@ -995,7 +1041,7 @@ export function commands() {
             "pInfos",
             E0,
           );}
-        const n2_0 = rt.len(u2, "struct", "vkBuildMicromapsEXT", "pInfos");
+        const n2_0 = Array.isArray(u2) ? u2.length : rt.len(u2, "struct", "vkBuildMicromapsEXT", "pInfos");
         const a2 = n2_0;
         check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
@@ -1044,7 +1090,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
@@ -1094,7 +1140,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
@@ -1144,7 +1190,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(16, 8);
@@ -1194,7 +1240,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
@@ -1245,7 +1291,7 @@ export function commands() {
         const a0 = u0;
         const a1 = u1;
         let a2;
-        if (rt.isLiteral(u2)) {
+        if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(88, 8);
@@ -1316,7 +1362,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(16, 8);
@@ -1403,7 +1449,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(64, 8);
@@ -1456,7 +1502,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(64, 8);
@@ -1484,7 +1530,7 @@ export function commands() {
             "pRenderPassBegin",
           );}
         let a2;
-        if (rt.isLiteral(u2)) {
+        if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -1534,7 +1580,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(72, 8);
@@ -1583,12 +1629,16 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
+        let e3;
         let a3;
-        if (rt.isOne(u2)) {
+        if (
+          Array.isArray(u2) && u2.length === 1 && typeof (e3 = u2[0]) === "object" && e3 !== null &&
+          !Array.isArray(e3) && e3 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
-            W0(m, c, u2[0], 0);
+            W0(m, c, e3, 0);
             a3 = m.at(c);
           } catch (e) {
             a3 = rt.refit(
@@ -1612,7 +1662,9 @@ export function commands() {
             "pCounterInfos",
             E0,
           );}
-        const n2_0 = rt.len(u2, "struct", "vkCmdBeginTransformFeedback2EXT", "pCounterInfos");
+        const n2_0 = Array.isArray(u2)
+          ? u2.length
+          : rt.len(u2, "struct", "vkCmdBeginTransformFeedback2EXT", "pCounterInfos");
         const a2 = n2_0;
         check(a0, a1, a2, a3);
         fn(a0, a1, a2, a3);
@@ -1635,10 +1687,13 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        let a3;
-        if (Array.isArray(u2) && u2.length === 1 && rt.isHandle(u2[0]) && m.top + 16 <= m.size) {
+        let a3, e3;
+        if (
+          Array.isArray(u2) && u2.length === 1 && typeof (e3 = u2[0]) === "object" && e3 !== null &&
+          !(e3 instanceof Object) && m.top + 16 <= m.size
+        ) {
           const c = m.alloc(8, 8);
-          m.u64[c >> 3] = rt.address(u2[0]);
+          m.u64[c >> 3] = rt.address(e3);
           a3 = m.at(c);
         } else {a3 = rt.handles(
             m,
@@ -1658,8 +1713,12 @@ export function commands() {
           "vkCmdBeginTransformFeedbackEXT",
           "pCounterBufferOffsets",
         );
-        const n2_0 = rt.len(u2, "handle", "vkCmdBeginTransformFeedbackEXT", "pCounterBuffers");
-        const n2_1 = rt.len(u3, "scalar", "vkCmdBeginTransformFeedbackEXT", "pCounterBufferOffsets");
+        const n2_0 = Array.isArray(u2)
+          ? u2.length
+          : rt.len(u2, "handle", "vkCmdBeginTransformFeedbackEXT", "pCounterBuffers");
+        const n2_1 = Array.isArray(u3)
+          ? u3.length
+          : rt.len(u3, "scalar", "vkCmdBeginTransformFeedbackEXT", "pCounterBufferOffsets");
         if (n2_1 !== n2_0 && u3 != null) {
           rt.mismatch(
             "vkCmdBeginTransformFeedbackEXT",
@@ -1693,7 +1752,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(56, 8);
@@ -1743,7 +1802,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
@@ -1810,12 +1869,16 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        let e2;
         let a2;
-        if (rt.isOne(u1)) {
+        if (
+          Array.isArray(u1) && u1.length === 1 && typeof (e2 = u1[0]) === "object" && e2 !== null &&
+          !Array.isArray(e2) && e2 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
-            W0(m, c, u1[0], 0);
+            W0(m, c, e2, 0);
             a2 = m.at(c);
           } catch (e) {
             a2 = rt.refit(
@@ -1839,7 +1902,9 @@ export function commands() {
             "pBindingInfos",
             E0,
           );}
-        const n1_0 = rt.len(u1, "struct", "vkCmdBindDescriptorBuffersEXT", "pBindingInfos");
+        const n1_0 = Array.isArray(u1)
+          ? u1.length
+          : rt.len(u1, "struct", "vkCmdBindDescriptorBuffersEXT", "pBindingInfos");
         const a1 = n1_0;
         check(a0, a1, a2);
         fn(a0, a1, a2);
@@ -1864,10 +1929,13 @@ export function commands() {
         const a1 = u1;
         const a2 = u2;
         const a3 = u3;
-        let a5;
-        if (Array.isArray(u4) && u4.length === 1 && rt.isHandle(u4[0]) && m.top + 16 <= m.size) {
+        let a5, e5;
+        if (
+          Array.isArray(u4) && u4.length === 1 && typeof (e5 = u4[0]) === "object" && e5 !== null &&
+          !(e5 instanceof Object) && m.top + 16 <= m.size
+        ) {
           const c = m.alloc(8, 8);
-          m.u64[c >> 3] = rt.address(u4[0]);
+          m.u64[c >> 3] = rt.address(e5);
           a5 = m.at(c);
         } else {a5 = rt.handles(
             m,
@@ -1884,9 +1952,13 @@ export function commands() {
           for (let j = 0; j < u5.length; j++) m.u32[(c >> 2) + j] = u5[j];
           a7 = m.at(c);
         } else a7 = rt.array(m, "scalar", "u32", u5, true, "vkCmdBindDescriptorSets", "pDynamicOffsets");
-        const n4_0 = rt.len(u4, "handle", "vkCmdBindDescriptorSets", "pDescriptorSets");
+        const n4_0 = Array.isArray(u4)
+          ? u4.length
+          : rt.len(u4, "handle", "vkCmdBindDescriptorSets", "pDescriptorSets");
         const a4 = n4_0;
-        const n6_0 = rt.len(u5, "scalar", "vkCmdBindDescriptorSets", "pDynamicOffsets");
+        const n6_0 = u5 instanceof Uint32Array
+          ? u5.length
+          : rt.len(u5, "scalar", "vkCmdBindDescriptorSets", "pDynamicOffsets");
         const a6 = n6_0;
         check(a0, a1, a2, a3, a4, a5, a6, a7);
         fn(a0, a1, a2, a3, a4, a5, a6, a7);
@@ -1911,7 +1983,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(64, 8);
@@ -1998,7 +2070,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
@@ -2100,7 +2172,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(48, 8);
@@ -2133,7 +2205,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(48, 8);
@@ -2169,14 +2241,19 @@ export function commands() {
           for (let j = 0; j < u1.length; j++) m.u32[(c >> 2) + j] = u1[j];
           a2 = m.at(c);
         } else a2 = rt.array(m, "scalar", "u32", u1, false, "vkCmdBindShadersEXT", "pStages");
-        let a3;
-        if (Array.isArray(u2) && u2.length === 1 && rt.isHandle(u2[0]) && m.top + 16 <= m.size) {
+        let a3, e3;
+        if (
+          Array.isArray(u2) && u2.length === 1 && typeof (e3 = u2[0]) === "object" && e3 !== null &&
+          !(e3 instanceof Object) && m.top + 16 <= m.size
+        ) {
           const c = m.alloc(8, 8);
-          m.u64[c >> 3] = rt.address(u2[0]);
+          m.u64[c >> 3] = rt.address(e3);
           a3 = m.at(c);
         } else a3 = rt.handles(m, "VkShaderEXT", u2, true, "vkCmdBindShadersEXT", "pShaders", true);
-        const n1_0 = rt.len(u1, "scalar", "vkCmdBindShadersEXT", "pStages");
-        const n1_1 = rt.len(u2, "handle", "vkCmdBindShadersEXT", "pShaders");
+        const n1_0 = u1 instanceof Uint32Array
+          ? u1.length
+          : rt.len(u1, "scalar", "vkCmdBindShadersEXT", "pStages");
+        const n1_1 = Array.isArray(u2) ? u2.length : rt.len(u2, "handle", "vkCmdBindShadersEXT", "pShaders");
         if (n1_1 !== n1_0 && u2 != null) {
           rt.mismatch("vkCmdBindShadersEXT", "pStages", n1_0, "pShaders", n1_1);
         }
@@ -2221,7 +2298,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -2271,12 +2348,16 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
+        let e3;
         let a3;
-        if (rt.isOne(u2)) {
+        if (
+          Array.isArray(u2) && u2.length === 1 && typeof (e3 = u2[0]) === "object" && e3 !== null &&
+          !Array.isArray(e3) && e3 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
-            W0(m, c, u2[0], 0);
+            W0(m, c, e3, 0);
             a3 = m.at(c);
           } catch (e) {
             a3 = rt.refit(
@@ -2300,7 +2381,9 @@ export function commands() {
             "pBindingInfos",
             E0,
           );}
-        const n2_0 = rt.len(u2, "struct", "vkCmdBindTransformFeedbackBuffers2EXT", "pBindingInfos");
+        const n2_0 = Array.isArray(u2)
+          ? u2.length
+          : rt.len(u2, "struct", "vkCmdBindTransformFeedbackBuffers2EXT", "pBindingInfos");
         const a2 = n2_0;
         check(a0, a1, a2, a3);
         fn(a0, a1, a2, a3);
@@ -2323,10 +2406,13 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        let a3;
-        if (Array.isArray(u2) && u2.length === 1 && rt.isHandle(u2[0]) && m.top + 16 <= m.size) {
+        let a3, e3;
+        if (
+          Array.isArray(u2) && u2.length === 1 && typeof (e3 = u2[0]) === "object" && e3 !== null &&
+          !(e3 instanceof Object) && m.top + 16 <= m.size
+        ) {
           const c = m.alloc(8, 8);
-          m.u64[c >> 3] = rt.address(u2[0]);
+          m.u64[c >> 3] = rt.address(e3);
           a3 = m.at(c);
         } else {a3 = rt.handles(
             m,
@@ -2347,12 +2433,18 @@ export function commands() {
           "pOffsets",
         );
         const a5 = rt.array(m, "scalar", "u64", u4, true, "vkCmdBindTransformFeedbackBuffersEXT", "pSizes");
-        const n2_0 = rt.len(u2, "handle", "vkCmdBindTransformFeedbackBuffersEXT", "pBuffers");
-        const n2_1 = rt.len(u3, "scalar", "vkCmdBindTransformFeedbackBuffersEXT", "pOffsets");
+        const n2_0 = Array.isArray(u2)
+          ? u2.length
+          : rt.len(u2, "handle", "vkCmdBindTransformFeedbackBuffersEXT", "pBuffers");
+        const n2_1 = Array.isArray(u3)
+          ? u3.length
+          : rt.len(u3, "scalar", "vkCmdBindTransformFeedbackBuffersEXT", "pOffsets");
         if (n2_1 !== n2_0 && u3 != null) {
           rt.mismatch("vkCmdBindTransformFeedbackBuffersEXT", "pBuffers", n2_0, "pOffsets", n2_1);
         }
-        const n2_2 = rt.len(u4, "scalar", "vkCmdBindTransformFeedbackBuffersEXT", "pSizes");
+        const n2_2 = Array.isArray(u4)
+          ? u4.length
+          : rt.len(u4, "scalar", "vkCmdBindTransformFeedbackBuffersEXT", "pSizes");
         if (n2_2 !== n2_0 && u4 != null) {
           rt.mismatch("vkCmdBindTransformFeedbackBuffersEXT", "pBuffers", n2_0, "pSizes", n2_2);
         }
@@ -2378,15 +2470,22 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        let a3;
-        if (Array.isArray(u2) && u2.length === 1 && rt.isHandle(u2[0]) && m.top + 16 <= m.size) {
+        let a3, e3;
+        if (
+          Array.isArray(u2) && u2.length === 1 && typeof (e3 = u2[0]) === "object" && e3 !== null &&
+          !(e3 instanceof Object) && m.top + 16 <= m.size
+        ) {
           const c = m.alloc(8, 8);
-          m.u64[c >> 3] = rt.address(u2[0]);
+          m.u64[c >> 3] = rt.address(e3);
           a3 = m.at(c);
         } else a3 = rt.handles(m, "VkBuffer", u2, false, "vkCmdBindVertexBuffers", "pBuffers", true);
         const a4 = rt.array(m, "scalar", "u64", u3, false, "vkCmdBindVertexBuffers", "pOffsets");
-        const n2_0 = rt.len(u2, "handle", "vkCmdBindVertexBuffers", "pBuffers");
-        const n2_1 = rt.len(u3, "scalar", "vkCmdBindVertexBuffers", "pOffsets");
+        const n2_0 = Array.isArray(u2)
+          ? u2.length
+          : rt.len(u2, "handle", "vkCmdBindVertexBuffers", "pBuffers");
+        const n2_1 = Array.isArray(u3)
+          ? u3.length
+          : rt.len(u3, "scalar", "vkCmdBindVertexBuffers", "pOffsets");
         if (n2_1 !== n2_0 && u3 != null) {
           rt.mismatch("vkCmdBindVertexBuffers", "pBuffers", n2_0, "pOffsets", n2_1);
         }
@@ -2412,25 +2511,36 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        let a3;
-        if (Array.isArray(u2) && u2.length === 1 && rt.isHandle(u2[0]) && m.top + 16 <= m.size) {
+        let a3, e3;
+        if (
+          Array.isArray(u2) && u2.length === 1 && typeof (e3 = u2[0]) === "object" && e3 !== null &&
+          !(e3 instanceof Object) && m.top + 16 <= m.size
+        ) {
           const c = m.alloc(8, 8);
-          m.u64[c >> 3] = rt.address(u2[0]);
+          m.u64[c >> 3] = rt.address(e3);
           a3 = m.at(c);
         } else a3 = rt.handles(m, "VkBuffer", u2, false, "vkCmdBindVertexBuffers2", "pBuffers", true);
         const a4 = rt.array(m, "scalar", "u64", u3, false, "vkCmdBindVertexBuffers2", "pOffsets");
         const a5 = rt.array(m, "scalar", "u64", u4, true, "vkCmdBindVertexBuffers2", "pSizes");
         const a6 = rt.array(m, "scalar", "u64", u5, true, "vkCmdBindVertexBuffers2", "pStrides");
-        const n2_0 = rt.len(u2, "handle", "vkCmdBindVertexBuffers2", "pBuffers");
-        const n2_1 = rt.len(u3, "scalar", "vkCmdBindVertexBuffers2", "pOffsets");
+        const n2_0 = Array.isArray(u2)
+          ? u2.length
+          : rt.len(u2, "handle", "vkCmdBindVertexBuffers2", "pBuffers");
+        const n2_1 = Array.isArray(u3)
+          ? u3.length
+          : rt.len(u3, "scalar", "vkCmdBindVertexBuffers2", "pOffsets");
         if (n2_1 !== n2_0 && u3 != null) {
           rt.mismatch("vkCmdBindVertexBuffers2", "pBuffers", n2_0, "pOffsets", n2_1);
         }
-        const n2_2 = rt.len(u4, "scalar", "vkCmdBindVertexBuffers2", "pSizes");
+        const n2_2 = Array.isArray(u4)
+          ? u4.length
+          : rt.len(u4, "scalar", "vkCmdBindVertexBuffers2", "pSizes");
         if (n2_2 !== n2_0 && u4 != null) {
           rt.mismatch("vkCmdBindVertexBuffers2", "pBuffers", n2_0, "pSizes", n2_2);
         }
-        const n2_3 = rt.len(u5, "scalar", "vkCmdBindVertexBuffers2", "pStrides");
+        const n2_3 = Array.isArray(u5)
+          ? u5.length
+          : rt.len(u5, "scalar", "vkCmdBindVertexBuffers2", "pStrides");
         if (n2_3 !== n2_0 && u5 != null) {
           rt.mismatch("vkCmdBindVertexBuffers2", "pBuffers", n2_0, "pStrides", n2_3);
         }
@@ -2458,12 +2568,16 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
+        let e3;
         let a3;
-        if (rt.isOne(u2)) {
+        if (
+          Array.isArray(u2) && u2.length === 1 && typeof (e3 = u2[0]) === "object" && e3 !== null &&
+          !Array.isArray(e3) && e3 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(56, 8);
-            W0(m, c, u2[0], 0);
+            W0(m, c, e3, 0);
             a3 = m.at(c);
           } catch (e) {
             a3 = rt.refit(
@@ -2487,7 +2601,9 @@ export function commands() {
             "pBindingInfos",
             E0,
           );}
-        const n2_0 = rt.len(u2, "struct", "vkCmdBindVertexBuffers3KHR", "pBindingInfos");
+        const n2_0 = Array.isArray(u2)
+          ? u2.length
+          : rt.len(u2, "struct", "vkCmdBindVertexBuffers3KHR", "pBindingInfos");
         const a2 = n2_0;
         check(a0, a1, a2, a3);
         fn(a0, a1, a2, a3);
@@ -2515,19 +2631,23 @@ export function commands() {
         const a2 = u2;
         const a3 = u3;
         const a4 = u4;
+        let e6;
         let a6;
-        if (rt.isOne(u5)) {
+        if (
+          Array.isArray(u5) && u5.length === 1 && typeof (e6 = u5[0]) === "object" && e6 !== null &&
+          !Array.isArray(e6) && e6 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(80, 8);
-            W0(m, c, u5[0], 0);
+            W0(m, c, e6, 0);
             a6 = m.at(c);
           } catch (e) {
             a6 = rt.refit(m, top, e, E0, "VkImageBlit", u5, "vkCmdBlitImage", "pRegions");
           }
         } else a6 = rt.array(m, "struct", "VkImageBlit", u5, false, "vkCmdBlitImage", "pRegions", E0);
         const a7 = u6;
-        const n5_0 = rt.len(u5, "struct", "vkCmdBlitImage", "pRegions");
+        const n5_0 = Array.isArray(u5) ? u5.length : rt.len(u5, "struct", "vkCmdBlitImage", "pRegions");
         const a5 = n5_0;
         check(a0, a1, a2, a3, a4, a5, a6, a7);
         fn(a0, a1, a2, a3, a4, a5, a6, a7);
@@ -2552,7 +2672,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(64, 8);
@@ -2585,7 +2705,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
@@ -2645,12 +2765,16 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        let e2;
         let a2;
-        if (rt.isOne(u1)) {
+        if (
+          Array.isArray(u1) && u1.length === 1 && typeof (e2 = u1[0]) === "object" && e2 !== null &&
+          !Array.isArray(e2) && e2 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(80, 8);
-            W0(m, c, u1[0], 0);
+            W0(m, c, e2, 0);
             a2 = m.at(c);
           } catch (e) {
             a2 = rt.refit(
@@ -2698,13 +2822,12 @@ export function commands() {
             "pIndirectStrides",
           );}
         const a5 = u4 ?? null;
-        const n1_0 = rt.len(u1, "struct", "vkCmdBuildAccelerationStructuresIndirectKHR", "pInfos");
-        const n1_1 = rt.len(
-          u2,
-          "scalar",
-          "vkCmdBuildAccelerationStructuresIndirectKHR",
-          "pIndirectDeviceAddresses",
-        );
+        const n1_0 = Array.isArray(u1)
+          ? u1.length
+          : rt.len(u1, "struct", "vkCmdBuildAccelerationStructuresIndirectKHR", "pInfos");
+        const n1_1 = Array.isArray(u2)
+          ? u2.length
+          : rt.len(u2, "scalar", "vkCmdBuildAccelerationStructuresIndirectKHR", "pIndirectDeviceAddresses");
         if (n1_1 !== n1_0 && u2 != null) {
           rt.mismatch(
             "vkCmdBuildAccelerationStructuresIndirectKHR",
@@ -2714,7 +2837,9 @@ export function commands() {
             n1_1,
           );
         }
-        const n1_2 = rt.len(u3, "scalar", "vkCmdBuildAccelerationStructuresIndirectKHR", "pIndirectStrides");
+        const n1_2 = u3 instanceof Uint32Array
+          ? u3.length
+          : rt.len(u3, "scalar", "vkCmdBuildAccelerationStructuresIndirectKHR", "pIndirectStrides");
         if (n1_2 !== n1_0 && u3 != null) {
           rt.mismatch(
             "vkCmdBuildAccelerationStructuresIndirectKHR",
@@ -2724,12 +2849,9 @@ export function commands() {
             n1_2,
           );
         }
-        const n1_3 = rt.len(
-          u4,
-          "undefined",
-          "vkCmdBuildAccelerationStructuresIndirectKHR",
-          "ppMaxPrimitiveCounts",
-        );
+        const n1_3 = Array.isArray(u4)
+          ? u4.length
+          : rt.len(u4, "undefined", "vkCmdBuildAccelerationStructuresIndirectKHR", "ppMaxPrimitiveCounts");
         if (n1_3 !== n1_0 && u4 != null) {
           rt.mismatch(
             "vkCmdBuildAccelerationStructuresIndirectKHR",
@@ -2762,12 +2884,16 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        let e2;
         let a2;
-        if (rt.isOne(u1)) {
+        if (
+          Array.isArray(u1) && u1.length === 1 && typeof (e2 = u1[0]) === "object" && e2 !== null &&
+          !Array.isArray(e2) && e2 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(80, 8);
-            W0(m, c, u1[0], 0);
+            W0(m, c, e2, 0);
             a2 = m.at(c);
           } catch (e) {
             a2 = rt.refit(
@@ -2792,8 +2918,12 @@ export function commands() {
             E0,
           );}
         const a3 = u2 ?? null;
-        const n1_0 = rt.len(u1, "struct", "vkCmdBuildAccelerationStructuresKHR", "pInfos");
-        const n1_1 = rt.len(u2, "undefined", "vkCmdBuildAccelerationStructuresKHR", "ppBuildRangeInfos");
+        const n1_0 = Array.isArray(u1)
+          ? u1.length
+          : rt.len(u1, "struct", "vkCmdBuildAccelerationStructuresKHR", "pInfos");
+        const n1_1 = Array.isArray(u2)
+          ? u2.length
+          : rt.len(u2, "undefined", "vkCmdBuildAccelerationStructuresKHR", "ppBuildRangeInfos");
         if (n1_1 !== n1_0 && u2 != null) {
           rt.mismatch("vkCmdBuildAccelerationStructuresKHR", "pInfos", n1_0, "ppBuildRangeInfos", n1_1);
         }
@@ -2823,7 +2953,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(160, 8);
@@ -2872,12 +3002,16 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        let e2;
         let a2;
-        if (rt.isOne(u1)) {
+        if (
+          Array.isArray(u1) && u1.length === 1 && typeof (e2 = u1[0]) === "object" && e2 !== null &&
+          !Array.isArray(e2) && e2 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(96, 8);
-            W0(m, c, u1[0], 0);
+            W0(m, c, e2, 0);
             a2 = m.at(c);
           } catch (e) {
             a2 = rt.refit(m, top, e, E0, "VkMicromapBuildInfoEXT", u1, "vkCmdBuildMicromapsEXT", "pInfos");
@@ -2892,7 +3026,7 @@ export function commands() {
             "pInfos",
             E0,
           );}
-        const n1_0 = rt.len(u1, "struct", "vkCmdBuildMicromapsEXT", "pInfos");
+        const n1_0 = Array.isArray(u1) ? u1.length : rt.len(u1, "struct", "vkCmdBuildMicromapsEXT", "pInfos");
         const a1 = n1_0;
         check(a0, a1, a2);
         fn(a0, a1, a2);
@@ -2917,7 +3051,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(96, 8);
@@ -2968,12 +3102,16 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        let e2;
         let a2;
-        if (rt.isOne(u1)) {
+        if (
+          Array.isArray(u1) && u1.length === 1 && typeof (e2 = u1[0]) === "object" && e2 !== null &&
+          !Array.isArray(e2) && e2 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
-            W0(m, c, u1[0], 0);
+            W0(m, c, e2, 0);
             a2 = m.at(c);
           } catch (e) {
             a2 = rt.refit(m, top, e, E0, "VkClearAttachment", u1, "vkCmdClearAttachments", "pAttachments");
@@ -2988,20 +3126,26 @@ export function commands() {
             "pAttachments",
             E0,
           );}
+        let e4;
         let a4;
-        if (rt.isOne(u2)) {
+        if (
+          Array.isArray(u2) && u2.length === 1 && typeof (e4 = u2[0]) === "object" && e4 !== null &&
+          !Array.isArray(e4) && e4 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
-            W1(m, c, u2[0], 0);
+            W1(m, c, e4, 0);
             a4 = m.at(c);
           } catch (e) {
             a4 = rt.refit(m, top, e, E1, "VkClearRect", u2, "vkCmdClearAttachments", "pRects");
           }
         } else a4 = rt.array(m, "struct", "VkClearRect", u2, false, "vkCmdClearAttachments", "pRects", E1);
-        const n1_0 = rt.len(u1, "struct", "vkCmdClearAttachments", "pAttachments");
+        const n1_0 = Array.isArray(u1)
+          ? u1.length
+          : rt.len(u1, "struct", "vkCmdClearAttachments", "pAttachments");
         const a1 = n1_0;
-        const n3_0 = rt.len(u2, "struct", "vkCmdClearAttachments", "pRects");
+        const n3_0 = Array.isArray(u2) ? u2.length : rt.len(u2, "struct", "vkCmdClearAttachments", "pRects");
         const a3 = n3_0;
         check(a0, a1, a2, a3, a4);
         fn(a0, a1, a2, a3, a4);
@@ -3030,7 +3174,7 @@ export function commands() {
         const a1 = u1;
         const a2 = u2;
         let a3;
-        if (rt.isLiteral(u3)) {
+        if (typeof u3 === "object" && u3 !== null && !Array.isArray(u3) && u3 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(16, 8);
@@ -3040,12 +3184,16 @@ export function commands() {
             a3 = rt.refit(m, top, e, E0, "VkClearColorValue", [u3], "vkCmdClearColorImage", "pColor");
           }
         } else a3 = rt.struct(m, E0, "VkClearColorValue", u3, false, "vkCmdClearColorImage", "pColor");
+        let e5;
         let a5;
-        if (rt.isOne(u4)) {
+        if (
+          Array.isArray(u4) && u4.length === 1 && typeof (e5 = u4[0]) === "object" && e5 !== null &&
+          !Array.isArray(e5) && e5 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(20, 8);
-            W1(m, c, u4[0], 0);
+            W1(m, c, e5, 0);
             a5 = m.at(c);
           } catch (e) {
             a5 = rt.refit(m, top, e, E1, "VkImageSubresourceRange", u4, "vkCmdClearColorImage", "pRanges");
@@ -3060,7 +3208,7 @@ export function commands() {
             "pRanges",
             E1,
           );}
-        const n4_0 = rt.len(u4, "struct", "vkCmdClearColorImage", "pRanges");
+        const n4_0 = Array.isArray(u4) ? u4.length : rt.len(u4, "struct", "vkCmdClearColorImage", "pRanges");
         const a4 = n4_0;
         check(a0, a1, a2, a3, a4, a5);
         fn(a0, a1, a2, a3, a4, a5);
@@ -3089,7 +3237,7 @@ export function commands() {
         const a1 = u1;
         const a2 = u2;
         let a3;
-        if (rt.isLiteral(u3)) {
+        if (typeof u3 === "object" && u3 !== null && !Array.isArray(u3) && u3 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(8, 8);
@@ -3116,12 +3264,16 @@ export function commands() {
             "vkCmdClearDepthStencilImage",
             "pDepthStencil",
           );}
+        let e5;
         let a5;
-        if (rt.isOne(u4)) {
+        if (
+          Array.isArray(u4) && u4.length === 1 && typeof (e5 = u4[0]) === "object" && e5 !== null &&
+          !Array.isArray(e5) && e5 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(20, 8);
-            W1(m, c, u4[0], 0);
+            W1(m, c, e5, 0);
             a5 = m.at(c);
           } catch (e) {
             a5 = rt.refit(
@@ -3145,7 +3297,9 @@ export function commands() {
             "pRanges",
             E1,
           );}
-        const n4_0 = rt.len(u4, "struct", "vkCmdClearDepthStencilImage", "pRanges");
+        const n4_0 = Array.isArray(u4)
+          ? u4.length
+          : rt.len(u4, "struct", "vkCmdClearDepthStencilImage", "pRanges");
         const a4 = n4_0;
         check(a0, a1, a2, a3, a4, a5);
         fn(a0, a1, a2, a3, a4, a5);
@@ -3170,7 +3324,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -3219,12 +3373,16 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        let e2;
         let a2;
-        if (rt.isOne(u1)) {
+        if (
+          Array.isArray(u1) && u1.length === 1 && typeof (e2 = u1[0]) === "object" && e2 !== null &&
+          !Array.isArray(e2) && e2 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(96, 8);
-            W0(m, c, u1[0], 0);
+            W0(m, c, e2, 0);
             a2 = m.at(c);
           } catch (e) {
             a2 = rt.refit(
@@ -3248,7 +3406,9 @@ export function commands() {
             "pInfos",
             E0,
           );}
-        const n1_0 = rt.len(u1, "struct", "vkCmdConvertCooperativeVectorMatrixNV", "pInfos");
+        const n1_0 = Array.isArray(u1)
+          ? u1.length
+          : rt.len(u1, "struct", "vkCmdConvertCooperativeVectorMatrixNV", "pInfos");
         const a1 = n1_0;
         check(a0, a1, a2);
         fn(a0, a1, a2);
@@ -3273,7 +3433,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
@@ -3341,7 +3501,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
@@ -3392,18 +3552,22 @@ export function commands() {
         const a0 = u0;
         const a1 = u1;
         const a2 = u2;
+        let e4;
         let a4;
-        if (rt.isOne(u3)) {
+        if (
+          Array.isArray(u3) && u3.length === 1 && typeof (e4 = u3[0]) === "object" && e4 !== null &&
+          !Array.isArray(e4) && e4 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
-            W0(m, c, u3[0], 0);
+            W0(m, c, e4, 0);
             a4 = m.at(c);
           } catch (e) {
             a4 = rt.refit(m, top, e, E0, "VkBufferCopy", u3, "vkCmdCopyBuffer", "pRegions");
           }
         } else a4 = rt.array(m, "struct", "VkBufferCopy", u3, false, "vkCmdCopyBuffer", "pRegions", E0);
-        const n3_0 = rt.len(u3, "struct", "vkCmdCopyBuffer", "pRegions");
+        const n3_0 = Array.isArray(u3) ? u3.length : rt.len(u3, "struct", "vkCmdCopyBuffer", "pRegions");
         const a3 = n3_0;
         check(a0, a1, a2, a3, a4);
         fn(a0, a1, a2, a3, a4);
@@ -3428,7 +3592,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(48, 8);
@@ -3463,12 +3627,16 @@ export function commands() {
         const a1 = u1;
         const a2 = u2;
         const a3 = u3;
+        let e5;
         let a5;
-        if (rt.isOne(u4)) {
+        if (
+          Array.isArray(u4) && u4.length === 1 && typeof (e5 = u4[0]) === "object" && e5 !== null &&
+          !Array.isArray(e5) && e5 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(56, 8);
-            W0(m, c, u4[0], 0);
+            W0(m, c, e5, 0);
             a5 = m.at(c);
           } catch (e) {
             a5 = rt.refit(m, top, e, E0, "VkBufferImageCopy", u4, "vkCmdCopyBufferToImage", "pRegions");
@@ -3483,7 +3651,9 @@ export function commands() {
             "pRegions",
             E0,
           );}
-        const n4_0 = rt.len(u4, "struct", "vkCmdCopyBufferToImage", "pRegions");
+        const n4_0 = Array.isArray(u4)
+          ? u4.length
+          : rt.len(u4, "struct", "vkCmdCopyBufferToImage", "pRegions");
         const a4 = n4_0;
         check(a0, a1, a2, a3, a4, a5);
         fn(a0, a1, a2, a3, a4, a5);
@@ -3508,7 +3678,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(48, 8);
@@ -3577,18 +3747,22 @@ export function commands() {
         const a2 = u2;
         const a3 = u3;
         const a4 = u4;
+        let e6;
         let a6;
-        if (rt.isOne(u5)) {
+        if (
+          Array.isArray(u5) && u5.length === 1 && typeof (e6 = u5[0]) === "object" && e6 !== null &&
+          !Array.isArray(e6) && e6 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(68, 8);
-            W0(m, c, u5[0], 0);
+            W0(m, c, e6, 0);
             a6 = m.at(c);
           } catch (e) {
             a6 = rt.refit(m, top, e, E0, "VkImageCopy", u5, "vkCmdCopyImage", "pRegions");
           }
         } else a6 = rt.array(m, "struct", "VkImageCopy", u5, false, "vkCmdCopyImage", "pRegions", E0);
-        const n5_0 = rt.len(u5, "struct", "vkCmdCopyImage", "pRegions");
+        const n5_0 = Array.isArray(u5) ? u5.length : rt.len(u5, "struct", "vkCmdCopyImage", "pRegions");
         const a5 = n5_0;
         check(a0, a1, a2, a3, a4, a5, a6);
         fn(a0, a1, a2, a3, a4, a5, a6);
@@ -3613,7 +3787,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(56, 8);
@@ -3648,12 +3822,16 @@ export function commands() {
         const a1 = u1;
         const a2 = u2;
         const a3 = u3;
+        let e5;
         let a5;
-        if (rt.isOne(u4)) {
+        if (
+          Array.isArray(u4) && u4.length === 1 && typeof (e5 = u4[0]) === "object" && e5 !== null &&
+          !Array.isArray(e5) && e5 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(56, 8);
-            W0(m, c, u4[0], 0);
+            W0(m, c, e5, 0);
             a5 = m.at(c);
           } catch (e) {
             a5 = rt.refit(m, top, e, E0, "VkBufferImageCopy", u4, "vkCmdCopyImageToBuffer", "pRegions");
@@ -3668,7 +3846,9 @@ export function commands() {
             "pRegions",
             E0,
           );}
-        const n4_0 = rt.len(u4, "struct", "vkCmdCopyImageToBuffer", "pRegions");
+        const n4_0 = Array.isArray(u4)
+          ? u4.length
+          : rt.len(u4, "struct", "vkCmdCopyImageToBuffer", "pRegions");
         const a4 = n4_0;
         check(a0, a1, a2, a3, a4, a5);
         fn(a0, a1, a2, a3, a4, a5);
@@ -3693,7 +3873,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(56, 8);
@@ -3743,7 +3923,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
@@ -3793,7 +3973,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(56, 8);
@@ -3863,7 +4043,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
@@ -3913,7 +4093,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
@@ -3963,7 +4143,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(72, 8);
@@ -4018,12 +4198,16 @@ export function commands() {
         const a3 = u2;
         const a4 = u3;
         const a5 = u4;
+        let e6;
         let a6;
-        if (rt.isOne(u5)) {
+        if (
+          Array.isArray(u5) && u5.length === 1 && typeof (e6 = u5[0]) === "object" && e6 !== null &&
+          !Array.isArray(e6) && e6 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(16, 8);
-            W0(m, c, u5[0], 0);
+            W0(m, c, e6, 0);
             a6 = m.at(c);
           } catch (e) {
             a6 = rt.refit(
@@ -4047,7 +4231,9 @@ export function commands() {
             "pImageSubresources",
             E0,
           );}
-        const n2_0 = rt.len(u5, "struct", "vkCmdCopyMemoryToImageIndirectNV", "pImageSubresources");
+        const n2_0 = Array.isArray(u5)
+          ? u5.length
+          : rt.len(u5, "struct", "vkCmdCopyMemoryToImageIndirectNV", "pImageSubresources");
         const a2 = n2_0;
         check(a0, a1, a2, a3, a4, a5, a6);
         fn(a0, a1, a2, a3, a4, a5, a6);
@@ -4072,7 +4258,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
@@ -4122,7 +4308,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
@@ -4172,7 +4358,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
@@ -4205,7 +4391,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
@@ -4280,7 +4466,7 @@ export function commands() {
         const a2 = u2;
         const a3 = u3;
         let a4;
-        if (rt.isLiteral(u4)) {
+        if (typeof u4 === "object" && u4 !== null && !Array.isArray(u4) && u4 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -4332,7 +4518,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(48, 8);
@@ -4382,7 +4568,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(88, 8);
@@ -4415,7 +4601,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(88, 8);
@@ -4465,7 +4651,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
@@ -4530,7 +4716,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
@@ -4580,7 +4766,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(120, 8);
@@ -4613,7 +4799,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
@@ -4708,12 +4894,16 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        let e2;
         let a2;
-        if (rt.isOne(u1)) {
+        if (
+          Array.isArray(u1) && u1.length === 1 && typeof (e2 = u1[0]) === "object" && e2 !== null &&
+          !Array.isArray(e2) && e2 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
-            W0(m, c, u1[0], 0);
+            W0(m, c, e2, 0);
             a2 = m.at(c);
           } catch (e) {
             a2 = rt.refit(
@@ -4737,7 +4927,9 @@ export function commands() {
             "pDecompressMemoryRegions",
             E0,
           );}
-        const n1_0 = rt.len(u1, "struct", "vkCmdDecompressMemoryNV", "pDecompressMemoryRegions");
+        const n1_0 = Array.isArray(u1)
+          ? u1.length
+          : rt.len(u1, "struct", "vkCmdDecompressMemoryNV", "pDecompressMemoryRegions");
         const a1 = n1_0;
         check(a0, a1, a2);
         fn(a0, a1, a2);
@@ -4802,7 +4994,7 @@ export function commands() {
         const a0 = u0;
         const a1 = u1;
         let a2;
-        if (rt.isLiteral(u2)) {
+        if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -4854,7 +5046,7 @@ export function commands() {
         const a1 = typeof u1 === "bigint" ? u1 : rt.wide(u1, false, "vkCmdDispatchGraphAMDX", "scratch");
         const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, "vkCmdDispatchGraphAMDX", "scratchSize");
         let a3;
-        if (rt.isLiteral(u3)) {
+        if (typeof u3 === "object" && u3 !== null && !Array.isArray(u3) && u3 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -4910,7 +5102,7 @@ export function commands() {
           ? u2
           : rt.wide(u2, false, "vkCmdDispatchGraphIndirectAMDX", "scratchSize");
         let a3;
-        if (rt.isLiteral(u3)) {
+        if (typeof u3 === "object" && u3 !== null && !Array.isArray(u3) && u3 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -5001,7 +5193,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
@@ -5051,7 +5243,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(16, 8);
@@ -5194,7 +5386,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(48, 8);
@@ -5267,7 +5459,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(72, 8);
@@ -5336,7 +5528,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(48, 8);
@@ -5371,7 +5563,7 @@ export function commands() {
         const a1 = u1;
         const a2 = u2;
         let a3;
-        if (rt.isLiteral(u3)) {
+        if (typeof u3 === "object" && u3 !== null && !Array.isArray(u3) && u3 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
@@ -5469,7 +5661,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(72, 8);
@@ -5537,7 +5729,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(48, 8);
@@ -5587,7 +5779,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(72, 8);
@@ -5741,12 +5933,16 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        let e2;
         let a2;
-        if (rt.isOne(u1)) {
+        if (
+          Array.isArray(u1) && u1.length === 1 && typeof (e2 = u1[0]) === "object" && e2 !== null &&
+          !Array.isArray(e2) && e2 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(8, 8);
-            W0(m, c, u1[0], 0);
+            W0(m, c, e2, 0);
             a2 = m.at(c);
           } catch (e) {
             a2 = rt.refit(m, top, e, E0, "VkMultiDrawInfoEXT", u1, "vkCmdDrawMultiEXT", "pVertexInfo");
@@ -5764,7 +5960,7 @@ export function commands() {
         const a3 = u2;
         const a4 = u3;
         const a5 = u4;
-        const n1_0 = rt.len(u1, "struct", "vkCmdDrawMultiEXT", "pVertexInfo");
+        const n1_0 = Array.isArray(u1) ? u1.length : rt.len(u1, "struct", "vkCmdDrawMultiEXT", "pVertexInfo");
         const a1 = n1_0;
         check(a0, a1, a2, a3, a4, a5);
         fn(a0, a1, a2, a3, a4, a5);
@@ -5788,12 +5984,16 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        let e2;
         let a2;
-        if (rt.isOne(u1)) {
+        if (
+          Array.isArray(u1) && u1.length === 1 && typeof (e2 = u1[0]) === "object" && e2 !== null &&
+          !Array.isArray(e2) && e2 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(12, 8);
-            W0(m, c, u1[0], 0);
+            W0(m, c, e2, 0);
             a2 = m.at(c);
           } catch (e) {
             a2 = rt.refit(
@@ -5821,7 +6021,9 @@ export function commands() {
         const a4 = u3;
         const a5 = u4;
         const a6 = u5 ?? null;
-        const n1_0 = rt.len(u1, "struct", "vkCmdDrawMultiIndexedEXT", "pIndexInfo");
+        const n1_0 = Array.isArray(u1)
+          ? u1.length
+          : rt.len(u1, "struct", "vkCmdDrawMultiIndexedEXT", "pIndexInfo");
         const a1 = n1_0;
         check(a0, a1, a2, a3, a4, a5, a6);
         fn(a0, a1, a2, a3, a4, a5, a6);
@@ -5846,7 +6048,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(128, 8);
@@ -5943,7 +6145,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(16, 8);
@@ -6043,7 +6245,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(16, 8);
@@ -6091,7 +6293,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(16, 8);
@@ -6156,12 +6358,16 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
+        let e3;
         let a3;
-        if (rt.isOne(u2)) {
+        if (
+          Array.isArray(u2) && u2.length === 1 && typeof (e3 = u2[0]) === "object" && e3 !== null &&
+          !Array.isArray(e3) && e3 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
-            W0(m, c, u2[0], 0);
+            W0(m, c, e3, 0);
             a3 = m.at(c);
           } catch (e) {
             a3 = rt.refit(
@@ -6185,7 +6391,9 @@ export function commands() {
             "pCounterInfos",
             E0,
           );}
-        const n2_0 = rt.len(u2, "struct", "vkCmdEndTransformFeedback2EXT", "pCounterInfos");
+        const n2_0 = Array.isArray(u2)
+          ? u2.length
+          : rt.len(u2, "struct", "vkCmdEndTransformFeedback2EXT", "pCounterInfos");
         const a2 = n2_0;
         check(a0, a1, a2, a3);
         fn(a0, a1, a2, a3);
@@ -6208,10 +6416,13 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        let a3;
-        if (Array.isArray(u2) && u2.length === 1 && rt.isHandle(u2[0]) && m.top + 16 <= m.size) {
+        let a3, e3;
+        if (
+          Array.isArray(u2) && u2.length === 1 && typeof (e3 = u2[0]) === "object" && e3 !== null &&
+          !(e3 instanceof Object) && m.top + 16 <= m.size
+        ) {
           const c = m.alloc(8, 8);
-          m.u64[c >> 3] = rt.address(u2[0]);
+          m.u64[c >> 3] = rt.address(e3);
           a3 = m.at(c);
         } else {a3 = rt.handles(
             m,
@@ -6231,8 +6442,12 @@ export function commands() {
           "vkCmdEndTransformFeedbackEXT",
           "pCounterBufferOffsets",
         );
-        const n2_0 = rt.len(u2, "handle", "vkCmdEndTransformFeedbackEXT", "pCounterBuffers");
-        const n2_1 = rt.len(u3, "scalar", "vkCmdEndTransformFeedbackEXT", "pCounterBufferOffsets");
+        const n2_0 = Array.isArray(u2)
+          ? u2.length
+          : rt.len(u2, "handle", "vkCmdEndTransformFeedbackEXT", "pCounterBuffers");
+        const n2_1 = Array.isArray(u3)
+          ? u3.length
+          : rt.len(u3, "scalar", "vkCmdEndTransformFeedbackEXT", "pCounterBufferOffsets");
         if (n2_1 !== n2_0 && u3 != null) {
           rt.mismatch("vkCmdEndTransformFeedbackEXT", "pCounterBuffers", n2_0, "pCounterBufferOffsets", n2_1);
         }
@@ -6260,7 +6475,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -6307,10 +6522,13 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        let a2;
-        if (Array.isArray(u1) && u1.length === 1 && rt.isHandle(u1[0]) && m.top + 16 <= m.size) {
+        let a2, e2;
+        if (
+          Array.isArray(u1) && u1.length === 1 && typeof (e2 = u1[0]) === "object" && e2 !== null &&
+          !(e2 instanceof Object) && m.top + 16 <= m.size
+        ) {
           const c = m.alloc(8, 8);
-          m.u64[c >> 3] = rt.address(u1[0]);
+          m.u64[c >> 3] = rt.address(e2);
           a2 = m.at(c);
         } else {a2 = rt.handles(
             m,
@@ -6321,7 +6539,9 @@ export function commands() {
             "pCommandBuffers",
             false,
           );}
-        const n1_0 = rt.len(u1, "handle", "vkCmdExecuteCommands", "pCommandBuffers");
+        const n1_0 = Array.isArray(u1)
+          ? u1.length
+          : rt.len(u1, "handle", "vkCmdExecuteCommands", "pCommandBuffers");
         const a1 = n1_0;
         check(a0, a1, a2);
         fn(a0, a1, a2);
@@ -6347,7 +6567,7 @@ export function commands() {
         const a0 = u0;
         const a1 = u1 ? 1 : 0;
         let a2;
-        if (rt.isLiteral(u2)) {
+        if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(96, 8);
@@ -6398,7 +6618,7 @@ export function commands() {
         const a0 = u0;
         const a1 = u1 ? 1 : 0;
         let a2;
-        if (rt.isLiteral(u2)) {
+        if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(120, 8);
@@ -6467,7 +6687,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(16, 8);
@@ -6524,7 +6744,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
@@ -6592,7 +6812,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -6620,7 +6840,7 @@ export function commands() {
             "pSubpassBeginInfo",
           );}
         let a2;
-        if (rt.isLiteral(u2)) {
+        if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(16, 8);
@@ -6654,7 +6874,7 @@ export function commands() {
         const a0 = u0;
         const a1 = u1;
         let a2;
-        if (rt.isLiteral(u2)) {
+        if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
@@ -6710,12 +6930,16 @@ export function commands() {
         const a1 = u1 ?? 0;
         const a2 = u2 ?? 0;
         const a3 = u3 ?? 0;
+        let e5;
         let a5;
-        if (rt.isOne(u4)) {
+        if (
+          Array.isArray(u4) && u4.length === 1 && typeof (e5 = u4[0]) === "object" && e5 !== null &&
+          !Array.isArray(e5) && e5 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
-            W0(m, c, u4[0], 0);
+            W0(m, c, e5, 0);
             a5 = m.at(c);
           } catch (e) {
             a5 = rt.refit(m, top, e, E0, "VkMemoryBarrier", u4, "vkCmdPipelineBarrier", "pMemoryBarriers");
@@ -6730,12 +6954,16 @@ export function commands() {
             "pMemoryBarriers",
             E0,
           );}
+        let e7;
         let a7;
-        if (rt.isOne(u5)) {
+        if (
+          Array.isArray(u5) && u5.length === 1 && typeof (e7 = u5[0]) === "object" && e7 !== null &&
+          !Array.isArray(e7) && e7 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(56, 8);
-            W1(m, c, u5[0], 0);
+            W1(m, c, e7, 0);
             a7 = m.at(c);
           } catch (e) {
             a7 = rt.refit(
@@ -6759,12 +6987,16 @@ export function commands() {
             "pBufferMemoryBarriers",
             E1,
           );}
+        let e9;
         let a9;
-        if (rt.isOne(u6)) {
+        if (
+          Array.isArray(u6) && u6.length === 1 && typeof (e9 = u6[0]) === "object" && e9 !== null &&
+          !Array.isArray(e9) && e9 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(72, 8);
-            W2(m, c, u6[0], 0);
+            W2(m, c, e9, 0);
             a9 = m.at(c);
           } catch (e) {
             a9 = rt.refit(
@@ -6788,11 +7020,17 @@ export function commands() {
             "pImageMemoryBarriers",
             E2,
           );}
-        const n4_0 = rt.len(u4, "struct", "vkCmdPipelineBarrier", "pMemoryBarriers");
+        const n4_0 = Array.isArray(u4)
+          ? u4.length
+          : rt.len(u4, "struct", "vkCmdPipelineBarrier", "pMemoryBarriers");
         const a4 = n4_0;
-        const n6_0 = rt.len(u5, "struct", "vkCmdPipelineBarrier", "pBufferMemoryBarriers");
+        const n6_0 = Array.isArray(u5)
+          ? u5.length
+          : rt.len(u5, "struct", "vkCmdPipelineBarrier", "pBufferMemoryBarriers");
         const a6 = n6_0;
-        const n8_0 = rt.len(u6, "struct", "vkCmdPipelineBarrier", "pImageMemoryBarriers");
+        const n8_0 = Array.isArray(u6)
+          ? u6.length
+          : rt.len(u6, "struct", "vkCmdPipelineBarrier", "pImageMemoryBarriers");
         const a8 = n8_0;
         check(a0, a1, a2, a3, a4, a5, a6, a7);
         fn(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9);
@@ -6817,7 +7055,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(64, 8);
@@ -6867,7 +7105,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(96, 8);
@@ -6918,7 +7156,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(120, 8);
@@ -6974,7 +7212,9 @@ export function commands() {
           m.u8.set(u4, c);
           a5 = m.at(c);
         } else a5 = rt.bytes(m, u4, false, "vkCmdPushConstants", "pValues");
-        const n4_0 = rt.len(u4, "bytes", "vkCmdPushConstants", "pValues");
+        const n4_0 = u4 instanceof Uint8Array
+          ? u4.byteLength
+          : rt.len(u4, "bytes", "vkCmdPushConstants", "pValues");
         const a4 = n4_0;
         check(a0, a1, a2, a3, a4, a5);
         fn(a0, a1, a2, a3, a4, a5);
@@ -6999,7 +7239,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(48, 8);
@@ -7049,7 +7289,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
@@ -7084,12 +7324,16 @@ export function commands() {
         const a1 = u1;
         const a2 = u2;
         const a3 = u3;
+        let e5;
         let a5;
-        if (rt.isOne(u4)) {
+        if (
+          Array.isArray(u4) && u4.length === 1 && typeof (e5 = u4[0]) === "object" && e5 !== null &&
+          !Array.isArray(e5) && e5 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(64, 8);
-            W0(m, c, u4[0], 0);
+            W0(m, c, e5, 0);
             a5 = m.at(c);
           } catch (e) {
             a5 = rt.refit(
@@ -7113,7 +7357,9 @@ export function commands() {
             "pDescriptorWrites",
             E0,
           );}
-        const n4_0 = rt.len(u4, "struct", "vkCmdPushDescriptorSet", "pDescriptorWrites");
+        const n4_0 = Array.isArray(u4)
+          ? u4.length
+          : rt.len(u4, "struct", "vkCmdPushDescriptorSet", "pDescriptorWrites");
         const a4 = n4_0;
         check(a0, a1, a2, a3, a4, a5);
         fn(a0, a1, a2, a3, a4, a5);
@@ -7138,7 +7384,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(48, 8);
@@ -7217,7 +7463,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(48, 8);
@@ -7322,18 +7568,22 @@ export function commands() {
         const a2 = u2;
         const a3 = u3;
         const a4 = u4;
+        let e6;
         let a6;
-        if (rt.isOne(u5)) {
+        if (
+          Array.isArray(u5) && u5.length === 1 && typeof (e6 = u5[0]) === "object" && e6 !== null &&
+          !Array.isArray(e6) && e6 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(68, 8);
-            W0(m, c, u5[0], 0);
+            W0(m, c, e6, 0);
             a6 = m.at(c);
           } catch (e) {
             a6 = rt.refit(m, top, e, E0, "VkImageResolve", u5, "vkCmdResolveImage", "pRegions");
           }
         } else a6 = rt.array(m, "struct", "VkImageResolve", u5, false, "vkCmdResolveImage", "pRegions", E0);
-        const n5_0 = rt.len(u5, "struct", "vkCmdResolveImage", "pRegions");
+        const n5_0 = Array.isArray(u5) ? u5.length : rt.len(u5, "struct", "vkCmdResolveImage", "pRegions");
         const a5 = n5_0;
         check(a0, a1, a2, a3, a4, a5, a6);
         fn(a0, a1, a2, a3, a4, a5, a6);
@@ -7358,7 +7608,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(56, 8);
@@ -7503,12 +7753,16 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
+        let e3;
         let a3;
-        if (rt.isOne(u2)) {
+        if (
+          Array.isArray(u2) && u2.length === 1 && typeof (e3 = u2[0]) === "object" && e3 !== null &&
+          !Array.isArray(e3) && e3 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
-            W0(m, c, u2[0], 0);
+            W0(m, c, e3, 0);
             a3 = m.at(c);
           } catch (e) {
             a3 = rt.refit(
@@ -7532,7 +7786,9 @@ export function commands() {
             "pCustomSampleOrders",
             E0,
           );}
-        const n2_0 = rt.len(u2, "struct", "vkCmdSetCoarseSampleOrderNV", "pCustomSampleOrders");
+        const n2_0 = Array.isArray(u2)
+          ? u2.length
+          : rt.len(u2, "struct", "vkCmdSetCoarseSampleOrderNV", "pCustomSampleOrders");
         const a2 = n2_0;
         check(a0, a1, a2, a3);
         fn(a0, a1, a2, a3);
@@ -7557,12 +7813,16 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
+        let e3;
         let a3;
-        if (rt.isOne(u2)) {
+        if (
+          Array.isArray(u2) && u2.length === 1 && typeof (e3 = u2[0]) === "object" && e3 !== null &&
+          !Array.isArray(e3) && e3 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(20, 8);
-            W0(m, c, u2[0], 0);
+            W0(m, c, e3, 0);
             a3 = m.at(c);
           } catch (e) {
             a3 = rt.refit(
@@ -7586,7 +7846,9 @@ export function commands() {
             "pColorBlendAdvanced",
             E0,
           );}
-        const n2_0 = rt.len(u2, "struct", "vkCmdSetColorBlendAdvancedEXT", "pColorBlendAdvanced");
+        const n2_0 = Array.isArray(u2)
+          ? u2.length
+          : rt.len(u2, "struct", "vkCmdSetColorBlendAdvancedEXT", "pColorBlendAdvanced");
         const a2 = n2_0;
         check(a0, a1, a2, a3);
         fn(a0, a1, a2, a3);
@@ -7618,7 +7880,9 @@ export function commands() {
           "vkCmdSetColorBlendEnableEXT",
           "pColorBlendEnables",
         );
-        const n2_0 = rt.len(u2, "scalar", "vkCmdSetColorBlendEnableEXT", "pColorBlendEnables");
+        const n2_0 = Array.isArray(u2)
+          ? u2.length
+          : rt.len(u2, "scalar", "vkCmdSetColorBlendEnableEXT", "pColorBlendEnables");
         const a2 = n2_0;
         check(a0, a1, a2, a3);
         fn(a0, a1, a2, a3);
@@ -7643,12 +7907,16 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
+        let e3;
         let a3;
-        if (rt.isOne(u2)) {
+        if (
+          Array.isArray(u2) && u2.length === 1 && typeof (e3 = u2[0]) === "object" && e3 !== null &&
+          !Array.isArray(e3) && e3 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
-            W0(m, c, u2[0], 0);
+            W0(m, c, e3, 0);
             a3 = m.at(c);
           } catch (e) {
             a3 = rt.refit(
@@ -7672,7 +7940,9 @@ export function commands() {
             "pColorBlendEquations",
             E0,
           );}
-        const n2_0 = rt.len(u2, "struct", "vkCmdSetColorBlendEquationEXT", "pColorBlendEquations");
+        const n2_0 = Array.isArray(u2)
+          ? u2.length
+          : rt.len(u2, "struct", "vkCmdSetColorBlendEquationEXT", "pColorBlendEquations");
         const a2 = n2_0;
         check(a0, a1, a2, a3);
         fn(a0, a1, a2, a3);
@@ -7703,7 +7973,9 @@ export function commands() {
           "vkCmdSetColorWriteEnableEXT",
           "pColorWriteEnables",
         );
-        const n1_0 = rt.len(u1, "scalar", "vkCmdSetColorWriteEnableEXT", "pColorWriteEnables");
+        const n1_0 = Array.isArray(u1)
+          ? u1.length
+          : rt.len(u1, "scalar", "vkCmdSetColorWriteEnableEXT", "pColorWriteEnables");
         const a1 = n1_0;
         check(a0, a1, a2);
         fn(a0, a1, a2);
@@ -7732,7 +8004,9 @@ export function commands() {
           for (let j = 0; j < u2.length; j++) m.u32[(c >> 2) + j] = u2[j];
           a3 = m.at(c);
         } else a3 = rt.array(m, "scalar", "u32", u2, false, "vkCmdSetColorWriteMaskEXT", "pColorWriteMasks");
-        const n2_0 = rt.len(u2, "scalar", "vkCmdSetColorWriteMaskEXT", "pColorWriteMasks");
+        const n2_0 = u2 instanceof Uint32Array
+          ? u2.length
+          : rt.len(u2, "scalar", "vkCmdSetColorWriteMaskEXT", "pColorWriteMasks");
         const a2 = n2_0;
         check(a0, a1, a2, a3);
         fn(a0, a1, a2, a3);
@@ -7757,7 +8031,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -7866,7 +8140,9 @@ export function commands() {
             "vkCmdSetCoverageModulationTableNV",
             "pCoverageModulationTable",
           );}
-        const n1_0 = rt.len(u1, "scalar", "vkCmdSetCoverageModulationTableNV", "pCoverageModulationTable");
+        const n1_0 = u1 instanceof Float32Array
+          ? u1.length
+          : rt.len(u1, "scalar", "vkCmdSetCoverageModulationTableNV", "pCoverageModulationTable");
         const a1 = n1_0;
         check(a0, a1, a2);
         fn(a0, a1, a2);
@@ -7973,7 +8249,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
@@ -8089,7 +8365,7 @@ export function commands() {
         const a0 = u0;
         const a1 = u1;
         let a2;
-        if (rt.isLiteral(u2)) {
+        if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(8, 8);
@@ -8219,7 +8495,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(56, 8);
@@ -8284,8 +8560,12 @@ export function commands() {
             "pBufferIndices",
           );}
         const a6 = rt.array(m, "scalar", "u64", u5, false, "vkCmdSetDescriptorBufferOffsetsEXT", "pOffsets");
-        const n4_0 = rt.len(u4, "scalar", "vkCmdSetDescriptorBufferOffsetsEXT", "pBufferIndices");
-        const n4_1 = rt.len(u5, "scalar", "vkCmdSetDescriptorBufferOffsetsEXT", "pOffsets");
+        const n4_0 = u4 instanceof Uint32Array
+          ? u4.length
+          : rt.len(u4, "scalar", "vkCmdSetDescriptorBufferOffsetsEXT", "pBufferIndices");
+        const n4_1 = Array.isArray(u5)
+          ? u5.length
+          : rt.len(u5, "scalar", "vkCmdSetDescriptorBufferOffsetsEXT", "pOffsets");
         if (n4_1 !== n4_0 && u5 != null) {
           rt.mismatch("vkCmdSetDescriptorBufferOffsetsEXT", "pBufferIndices", n4_0, "pOffsets", n4_1);
         }
@@ -8329,12 +8609,16 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
+        let e3;
         let a3;
-        if (rt.isOne(u2)) {
+        if (
+          Array.isArray(u2) && u2.length === 1 && typeof (e3 = u2[0]) === "object" && e3 !== null &&
+          !Array.isArray(e3) && e3 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(16, 8);
-            W0(m, c, u2[0], 0);
+            W0(m, c, e3, 0);
             a3 = m.at(c);
           } catch (e) {
             a3 = rt.refit(m, top, e, E0, "VkRect2D", u2, "vkCmdSetDiscardRectangleEXT", "pDiscardRectangles");
@@ -8349,7 +8633,9 @@ export function commands() {
             "pDiscardRectangles",
             E0,
           );}
-        const n2_0 = rt.len(u2, "struct", "vkCmdSetDiscardRectangleEXT", "pDiscardRectangles");
+        const n2_0 = Array.isArray(u2)
+          ? u2.length
+          : rt.len(u2, "struct", "vkCmdSetDiscardRectangleEXT", "pDiscardRectangles");
         const a2 = n2_0;
         check(a0, a1, a2, a3);
         fn(a0, a1, a2, a3);
@@ -8406,7 +8692,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
@@ -8474,7 +8760,7 @@ export function commands() {
         const a0 = u0;
         const a1 = u1;
         let a2;
-        if (rt.isLiteral(u2)) {
+        if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(64, 8);
@@ -8514,7 +8800,9 @@ export function commands() {
           "vkCmdSetExclusiveScissorEnableNV",
           "pExclusiveScissorEnables",
         );
-        const n2_0 = rt.len(u2, "scalar", "vkCmdSetExclusiveScissorEnableNV", "pExclusiveScissorEnables");
+        const n2_0 = Array.isArray(u2)
+          ? u2.length
+          : rt.len(u2, "scalar", "vkCmdSetExclusiveScissorEnableNV", "pExclusiveScissorEnables");
         const a2 = n2_0;
         check(a0, a1, a2, a3);
         fn(a0, a1, a2, a3);
@@ -8539,12 +8827,16 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
+        let e3;
         let a3;
-        if (rt.isOne(u2)) {
+        if (
+          Array.isArray(u2) && u2.length === 1 && typeof (e3 = u2[0]) === "object" && e3 !== null &&
+          !Array.isArray(e3) && e3 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(16, 8);
-            W0(m, c, u2[0], 0);
+            W0(m, c, e3, 0);
             a3 = m.at(c);
           } catch (e) {
             a3 = rt.refit(m, top, e, E0, "VkRect2D", u2, "vkCmdSetExclusiveScissorNV", "pExclusiveScissors");
@@ -8559,7 +8851,9 @@ export function commands() {
             "pExclusiveScissors",
             E0,
           );}
-        const n2_0 = rt.len(u2, "struct", "vkCmdSetExclusiveScissorNV", "pExclusiveScissors");
+        const n2_0 = Array.isArray(u2)
+          ? u2.length
+          : rt.len(u2, "struct", "vkCmdSetExclusiveScissorNV", "pExclusiveScissors");
         const a2 = n2_0;
         check(a0, a1, a2, a3);
         fn(a0, a1, a2, a3);
@@ -8622,7 +8916,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(8, 8);
@@ -8802,7 +9096,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -8853,7 +9147,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
@@ -8904,7 +9198,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -9099,7 +9393,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
@@ -9149,7 +9443,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(48, 8);
@@ -9215,7 +9509,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
@@ -9308,18 +9602,22 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
+        let e3;
         let a3;
-        if (rt.isOne(u2)) {
+        if (
+          Array.isArray(u2) && u2.length === 1 && typeof (e3 = u2[0]) === "object" && e3 !== null &&
+          !Array.isArray(e3) && e3 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(16, 8);
-            W0(m, c, u2[0], 0);
+            W0(m, c, e3, 0);
             a3 = m.at(c);
           } catch (e) {
             a3 = rt.refit(m, top, e, E0, "VkRect2D", u2, "vkCmdSetScissor", "pScissors");
           }
         } else a3 = rt.array(m, "struct", "VkRect2D", u2, false, "vkCmdSetScissor", "pScissors", E0);
-        const n2_0 = rt.len(u2, "struct", "vkCmdSetScissor", "pScissors");
+        const n2_0 = Array.isArray(u2) ? u2.length : rt.len(u2, "struct", "vkCmdSetScissor", "pScissors");
         const a2 = n2_0;
         check(a0, a1, a2, a3);
         fn(a0, a1, a2, a3);
@@ -9343,18 +9641,24 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        let e2;
         let a2;
-        if (rt.isOne(u1)) {
+        if (
+          Array.isArray(u1) && u1.length === 1 && typeof (e2 = u1[0]) === "object" && e2 !== null &&
+          !Array.isArray(e2) && e2 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(16, 8);
-            W0(m, c, u1[0], 0);
+            W0(m, c, e2, 0);
             a2 = m.at(c);
           } catch (e) {
             a2 = rt.refit(m, top, e, E0, "VkRect2D", u1, "vkCmdSetScissorWithCount", "pScissors");
           }
         } else a2 = rt.array(m, "struct", "VkRect2D", u1, false, "vkCmdSetScissorWithCount", "pScissors", E0);
-        const n1_0 = rt.len(u1, "struct", "vkCmdSetScissorWithCount", "pScissors");
+        const n1_0 = Array.isArray(u1)
+          ? u1.length
+          : rt.len(u1, "struct", "vkCmdSetScissorWithCount", "pScissors");
         const a1 = n1_0;
         check(a0, a1, a2);
         fn(a0, a1, a2);
@@ -9499,12 +9803,16 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        let e2;
         let a2;
-        if (rt.isOne(u1)) {
+        if (
+          Array.isArray(u1) && u1.length === 1 && typeof (e2 = u1[0]) === "object" && e2 !== null &&
+          !Array.isArray(e2) && e2 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
-            W0(m, c, u1[0], 0);
+            W0(m, c, e2, 0);
             a2 = m.at(c);
           } catch (e) {
             a2 = rt.refit(
@@ -9528,12 +9836,16 @@ export function commands() {
             "pVertexBindingDescriptions",
             E0,
           );}
+        let e4;
         let a4;
-        if (rt.isOne(u2)) {
+        if (
+          Array.isArray(u2) && u2.length === 1 && typeof (e4 = u2[0]) === "object" && e4 !== null &&
+          !Array.isArray(e4) && e4 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
-            W1(m, c, u2[0], 0);
+            W1(m, c, e4, 0);
             a4 = m.at(c);
           } catch (e) {
             a4 = rt.refit(
@@ -9557,9 +9869,13 @@ export function commands() {
             "pVertexAttributeDescriptions",
             E1,
           );}
-        const n1_0 = rt.len(u1, "struct", "vkCmdSetVertexInputEXT", "pVertexBindingDescriptions");
+        const n1_0 = Array.isArray(u1)
+          ? u1.length
+          : rt.len(u1, "struct", "vkCmdSetVertexInputEXT", "pVertexBindingDescriptions");
         const a1 = n1_0;
-        const n3_0 = rt.len(u2, "struct", "vkCmdSetVertexInputEXT", "pVertexAttributeDescriptions");
+        const n3_0 = Array.isArray(u2)
+          ? u2.length
+          : rt.len(u2, "struct", "vkCmdSetVertexInputEXT", "pVertexAttributeDescriptions");
         const a3 = n3_0;
         check(a0, a1, a2, a3, a4);
         fn(a0, a1, a2, a3, a4);
@@ -9584,18 +9900,22 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
+        let e3;
         let a3;
-        if (rt.isOne(u2)) {
+        if (
+          Array.isArray(u2) && u2.length === 1 && typeof (e3 = u2[0]) === "object" && e3 !== null &&
+          !Array.isArray(e3) && e3 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
-            W0(m, c, u2[0], 0);
+            W0(m, c, e3, 0);
             a3 = m.at(c);
           } catch (e) {
             a3 = rt.refit(m, top, e, E0, "VkViewport", u2, "vkCmdSetViewport", "pViewports");
           }
         } else a3 = rt.array(m, "struct", "VkViewport", u2, false, "vkCmdSetViewport", "pViewports", E0);
-        const n2_0 = rt.len(u2, "struct", "vkCmdSetViewport", "pViewports");
+        const n2_0 = Array.isArray(u2) ? u2.length : rt.len(u2, "struct", "vkCmdSetViewport", "pViewports");
         const a2 = n2_0;
         check(a0, a1, a2, a3);
         fn(a0, a1, a2, a3);
@@ -9620,12 +9940,16 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
+        let e3;
         let a3;
-        if (rt.isOne(u2)) {
+        if (
+          Array.isArray(u2) && u2.length === 1 && typeof (e3 = u2[0]) === "object" && e3 !== null &&
+          !Array.isArray(e3) && e3 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(16, 8);
-            W0(m, c, u2[0], 0);
+            W0(m, c, e3, 0);
             a3 = m.at(c);
           } catch (e) {
             a3 = rt.refit(
@@ -9649,7 +9973,9 @@ export function commands() {
             "pShadingRatePalettes",
             E0,
           );}
-        const n2_0 = rt.len(u2, "struct", "vkCmdSetViewportShadingRatePaletteNV", "pShadingRatePalettes");
+        const n2_0 = Array.isArray(u2)
+          ? u2.length
+          : rt.len(u2, "struct", "vkCmdSetViewportShadingRatePaletteNV", "pShadingRatePalettes");
         const a2 = n2_0;
         check(a0, a1, a2, a3);
         fn(a0, a1, a2, a3);
@@ -9674,12 +10000,16 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
+        let e3;
         let a3;
-        if (rt.isOne(u2)) {
+        if (
+          Array.isArray(u2) && u2.length === 1 && typeof (e3 = u2[0]) === "object" && e3 !== null &&
+          !Array.isArray(e3) && e3 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(16, 8);
-            W0(m, c, u2[0], 0);
+            W0(m, c, e3, 0);
             a3 = m.at(c);
           } catch (e) {
             a3 = rt.refit(
@@ -9703,7 +10033,9 @@ export function commands() {
             "pViewportSwizzles",
             E0,
           );}
-        const n2_0 = rt.len(u2, "struct", "vkCmdSetViewportSwizzleNV", "pViewportSwizzles");
+        const n2_0 = Array.isArray(u2)
+          ? u2.length
+          : rt.len(u2, "struct", "vkCmdSetViewportSwizzleNV", "pViewportSwizzles");
         const a2 = n2_0;
         check(a0, a1, a2, a3);
         fn(a0, a1, a2, a3);
@@ -9744,12 +10076,16 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
+        let e3;
         let a3;
-        if (rt.isOne(u2)) {
+        if (
+          Array.isArray(u2) && u2.length === 1 && typeof (e3 = u2[0]) === "object" && e3 !== null &&
+          !Array.isArray(e3) && e3 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(8, 8);
-            W0(m, c, u2[0], 0);
+            W0(m, c, e3, 0);
             a3 = m.at(c);
           } catch (e) {
             a3 = rt.refit(
@@ -9773,7 +10109,9 @@ export function commands() {
             "pViewportWScalings",
             E0,
           );}
-        const n2_0 = rt.len(u2, "struct", "vkCmdSetViewportWScalingNV", "pViewportWScalings");
+        const n2_0 = Array.isArray(u2)
+          ? u2.length
+          : rt.len(u2, "struct", "vkCmdSetViewportWScalingNV", "pViewportWScalings");
         const a2 = n2_0;
         check(a0, a1, a2, a3);
         fn(a0, a1, a2, a3);
@@ -9797,12 +10135,16 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        let e2;
         let a2;
-        if (rt.isOne(u1)) {
+        if (
+          Array.isArray(u1) && u1.length === 1 && typeof (e2 = u1[0]) === "object" && e2 !== null &&
+          !Array.isArray(e2) && e2 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
-            W0(m, c, u1[0], 0);
+            W0(m, c, e2, 0);
             a2 = m.at(c);
           } catch (e) {
             a2 = rt.refit(m, top, e, E0, "VkViewport", u1, "vkCmdSetViewportWithCount", "pViewports");
@@ -9817,7 +10159,9 @@ export function commands() {
             "pViewports",
             E0,
           );}
-        const n1_0 = rt.len(u1, "struct", "vkCmdSetViewportWithCount", "pViewports");
+        const n1_0 = Array.isArray(u1)
+          ? u1.length
+          : rt.len(u1, "struct", "vkCmdSetViewportWithCount", "pViewports");
         const a1 = n1_0;
         check(a0, a1, a2);
         fn(a0, a1, a2);
@@ -9875,7 +10219,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -9903,7 +10247,7 @@ export function commands() {
             "pRaygenShaderBindingTable",
           );}
         let a2;
-        if (rt.isLiteral(u2)) {
+        if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -9931,7 +10275,7 @@ export function commands() {
             "pMissShaderBindingTable",
           );}
         let a3;
-        if (rt.isLiteral(u3)) {
+        if (typeof u3 === "object" && u3 !== null && !Array.isArray(u3) && u3 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -9959,7 +10303,7 @@ export function commands() {
             "pHitShaderBindingTable",
           );}
         let a4;
-        if (rt.isLiteral(u4)) {
+        if (typeof u4 === "object" && u4 !== null && !Array.isArray(u4) && u4 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -10012,7 +10356,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -10040,7 +10384,7 @@ export function commands() {
             "pRaygenShaderBindingTable",
           );}
         let a2;
-        if (rt.isLiteral(u2)) {
+        if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -10068,7 +10412,7 @@ export function commands() {
             "pMissShaderBindingTable",
           );}
         let a3;
-        if (rt.isLiteral(u3)) {
+        if (typeof u3 === "object" && u3 !== null && !Array.isArray(u3) && u3 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -10096,7 +10440,7 @@ export function commands() {
             "pHitShaderBindingTable",
           );}
         let a4;
-        if (rt.isLiteral(u4)) {
+        if (typeof u4 === "object" && u4 !== null && !Array.isArray(u4) && u4 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -10197,7 +10541,9 @@ export function commands() {
           m.u8.set(u3, c);
           a4 = m.at(c);
         } else a4 = rt.bytes(m, u3, false, "vkCmdUpdateBuffer", "pData");
-        const n3_0 = rt.len(u3, "bytes", "vkCmdUpdateBuffer", "pData");
+        const n3_0 = u3 instanceof Uint8Array
+          ? u3.byteLength
+          : rt.len(u3, "bytes", "vkCmdUpdateBuffer", "pData");
         const a3 = BigInt(n3_0);
         check(a0, a1, a2, a3, a4);
         fn(a0, a1, a2, a3, a4);
@@ -10222,7 +10568,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(16, 8);
@@ -10256,7 +10602,9 @@ export function commands() {
           m.u8.set(u3, c);
           a4 = m.at(c);
         } else a4 = rt.bytes(m, u3, false, "vkCmdUpdateMemoryKHR", "pData");
-        const n3_0 = rt.len(u3, "bytes", "vkCmdUpdateMemoryKHR", "pData");
+        const n3_0 = u3 instanceof Uint8Array
+          ? u3.byteLength
+          : rt.len(u3, "bytes", "vkCmdUpdateMemoryKHR", "pData");
         const a3 = BigInt(n3_0);
         check(a0, a1, a2, a3, a4);
         fn(a0, a1, a2, a3, a4);
@@ -10301,20 +10649,27 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        let a2;
-        if (Array.isArray(u1) && u1.length === 1 && rt.isHandle(u1[0]) && m.top + 16 <= m.size) {
+        let a2, e2;
+        if (
+          Array.isArray(u1) && u1.length === 1 && typeof (e2 = u1[0]) === "object" && e2 !== null &&
+          !(e2 instanceof Object) && m.top + 16 <= m.size
+        ) {
           const c = m.alloc(8, 8);
-          m.u64[c >> 3] = rt.address(u1[0]);
+          m.u64[c >> 3] = rt.address(e2);
           a2 = m.at(c);
         } else a2 = rt.handles(m, "VkEvent", u1, false, "vkCmdWaitEvents", "pEvents", false);
         const a3 = u2 ?? 0;
         const a4 = u3 ?? 0;
+        let e6;
         let a6;
-        if (rt.isOne(u4)) {
+        if (
+          Array.isArray(u4) && u4.length === 1 && typeof (e6 = u4[0]) === "object" && e6 !== null &&
+          !Array.isArray(e6) && e6 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
-            W0(m, c, u4[0], 0);
+            W0(m, c, e6, 0);
             a6 = m.at(c);
           } catch (e) {
             a6 = rt.refit(m, top, e, E0, "VkMemoryBarrier", u4, "vkCmdWaitEvents", "pMemoryBarriers");
@@ -10329,12 +10684,16 @@ export function commands() {
             "pMemoryBarriers",
             E0,
           );}
+        let e8;
         let a8;
-        if (rt.isOne(u5)) {
+        if (
+          Array.isArray(u5) && u5.length === 1 && typeof (e8 = u5[0]) === "object" && e8 !== null &&
+          !Array.isArray(e8) && e8 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(56, 8);
-            W1(m, c, u5[0], 0);
+            W1(m, c, e8, 0);
             a8 = m.at(c);
           } catch (e) {
             a8 = rt.refit(
@@ -10358,12 +10717,16 @@ export function commands() {
             "pBufferMemoryBarriers",
             E1,
           );}
+        let e10;
         let a10;
-        if (rt.isOne(u6)) {
+        if (
+          Array.isArray(u6) && u6.length === 1 && typeof (e10 = u6[0]) === "object" && e10 !== null &&
+          !Array.isArray(e10) && e10 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(72, 8);
-            W2(m, c, u6[0], 0);
+            W2(m, c, e10, 0);
             a10 = m.at(c);
           } catch (e) {
             a10 = rt.refit(
@@ -10387,13 +10750,19 @@ export function commands() {
             "pImageMemoryBarriers",
             E2,
           );}
-        const n1_0 = rt.len(u1, "handle", "vkCmdWaitEvents", "pEvents");
+        const n1_0 = Array.isArray(u1) ? u1.length : rt.len(u1, "handle", "vkCmdWaitEvents", "pEvents");
         const a1 = n1_0;
-        const n5_0 = rt.len(u4, "struct", "vkCmdWaitEvents", "pMemoryBarriers");
+        const n5_0 = Array.isArray(u4)
+          ? u4.length
+          : rt.len(u4, "struct", "vkCmdWaitEvents", "pMemoryBarriers");
         const a5 = n5_0;
-        const n7_0 = rt.len(u5, "struct", "vkCmdWaitEvents", "pBufferMemoryBarriers");
+        const n7_0 = Array.isArray(u5)
+          ? u5.length
+          : rt.len(u5, "struct", "vkCmdWaitEvents", "pBufferMemoryBarriers");
         const a7 = n7_0;
-        const n9_0 = rt.len(u6, "struct", "vkCmdWaitEvents", "pImageMemoryBarriers");
+        const n9_0 = Array.isArray(u6)
+          ? u6.length
+          : rt.len(u6, "struct", "vkCmdWaitEvents", "pImageMemoryBarriers");
         const a9 = n9_0;
         check(a0, a1, a2, a3, a4, a5, a6, a7);
         fn(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10);
@@ -10417,18 +10786,25 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        let a2;
-        if (Array.isArray(u1) && u1.length === 1 && rt.isHandle(u1[0]) && m.top + 16 <= m.size) {
+        let a2, e2;
+        if (
+          Array.isArray(u1) && u1.length === 1 && typeof (e2 = u1[0]) === "object" && e2 !== null &&
+          !(e2 instanceof Object) && m.top + 16 <= m.size
+        ) {
           const c = m.alloc(8, 8);
-          m.u64[c >> 3] = rt.address(u1[0]);
+          m.u64[c >> 3] = rt.address(e2);
           a2 = m.at(c);
         } else a2 = rt.handles(m, "VkEvent", u1, false, "vkCmdWaitEvents2", "pEvents", false);
+        let e3;
         let a3;
-        if (rt.isOne(u2)) {
+        if (
+          Array.isArray(u2) && u2.length === 1 && typeof (e3 = u2[0]) === "object" && e3 !== null &&
+          !Array.isArray(e3) && e3 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(64, 8);
-            W0(m, c, u2[0], 0);
+            W0(m, c, e3, 0);
             a3 = m.at(c);
           } catch (e) {
             a3 = rt.refit(m, top, e, E0, "VkDependencyInfo", u2, "vkCmdWaitEvents2", "pDependencyInfos");
@@ -10443,8 +10819,10 @@ export function commands() {
             "pDependencyInfos",
             E0,
           );}
-        const n1_0 = rt.len(u1, "handle", "vkCmdWaitEvents2", "pEvents");
-        const n1_1 = rt.len(u2, "struct", "vkCmdWaitEvents2", "pDependencyInfos");
+        const n1_0 = Array.isArray(u1) ? u1.length : rt.len(u1, "handle", "vkCmdWaitEvents2", "pEvents");
+        const n1_1 = Array.isArray(u2)
+          ? u2.length
+          : rt.len(u2, "struct", "vkCmdWaitEvents2", "pDependencyInfos");
         if (n1_1 !== n1_0 && u2 != null) {
           rt.mismatch("vkCmdWaitEvents2", "pEvents", n1_0, "pDependencyInfos", n1_1);
         }
@@ -10469,10 +10847,13 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        let a2;
-        if (Array.isArray(u1) && u1.length === 1 && rt.isHandle(u1[0]) && m.top + 16 <= m.size) {
+        let a2, e2;
+        if (
+          Array.isArray(u1) && u1.length === 1 && typeof (e2 = u1[0]) === "object" && e2 !== null &&
+          !(e2 instanceof Object) && m.top + 16 <= m.size
+        ) {
           const c = m.alloc(8, 8);
-          m.u64[c >> 3] = rt.address(u1[0]);
+          m.u64[c >> 3] = rt.address(e2);
           a2 = m.at(c);
         } else {a2 = rt.handles(
             m,
@@ -10486,12 +10867,9 @@ export function commands() {
         const a3 = u2;
         const a4 = u3;
         const a5 = u4;
-        const n1_0 = rt.len(
-          u1,
-          "handle",
-          "vkCmdWriteAccelerationStructuresPropertiesKHR",
-          "pAccelerationStructures",
-        );
+        const n1_0 = Array.isArray(u1)
+          ? u1.length
+          : rt.len(u1, "handle", "vkCmdWriteAccelerationStructuresPropertiesKHR", "pAccelerationStructures");
         const a1 = n1_0;
         check(a0, a1, a2, a3, a4, a5);
         fn(a0, a1, a2, a3, a4, a5);
@@ -10513,10 +10891,13 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        let a2;
-        if (Array.isArray(u1) && u1.length === 1 && rt.isHandle(u1[0]) && m.top + 16 <= m.size) {
+        let a2, e2;
+        if (
+          Array.isArray(u1) && u1.length === 1 && typeof (e2 = u1[0]) === "object" && e2 !== null &&
+          !(e2 instanceof Object) && m.top + 16 <= m.size
+        ) {
           const c = m.alloc(8, 8);
-          m.u64[c >> 3] = rt.address(u1[0]);
+          m.u64[c >> 3] = rt.address(e2);
           a2 = m.at(c);
         } else {a2 = rt.handles(
             m,
@@ -10530,12 +10911,9 @@ export function commands() {
         const a3 = u2;
         const a4 = u3;
         const a5 = u4;
-        const n1_0 = rt.len(
-          u1,
-          "handle",
-          "vkCmdWriteAccelerationStructuresPropertiesNV",
-          "pAccelerationStructures",
-        );
+        const n1_0 = Array.isArray(u1)
+          ? u1.length
+          : rt.len(u1, "handle", "vkCmdWriteAccelerationStructuresPropertiesNV", "pAccelerationStructures");
         const a1 = n1_0;
         check(a0, a1, a2, a3, a4, a5);
         fn(a0, a1, a2, a3, a4, a5);
@@ -10598,7 +10976,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(48, 8);
@@ -10645,10 +11023,13 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        let a2;
-        if (Array.isArray(u1) && u1.length === 1 && rt.isHandle(u1[0]) && m.top + 16 <= m.size) {
+        let a2, e2;
+        if (
+          Array.isArray(u1) && u1.length === 1 && typeof (e2 = u1[0]) === "object" && e2 !== null &&
+          !(e2 instanceof Object) && m.top + 16 <= m.size
+        ) {
           const c = m.alloc(8, 8);
-          m.u64[c >> 3] = rt.address(u1[0]);
+          m.u64[c >> 3] = rt.address(e2);
           a2 = m.at(c);
         } else {a2 = rt.handles(
             m,
@@ -10662,7 +11043,9 @@ export function commands() {
         const a3 = u2;
         const a4 = u3;
         const a5 = u4;
-        const n1_0 = rt.len(u1, "handle", "vkCmdWriteMicromapsPropertiesEXT", "pMicromaps");
+        const n1_0 = Array.isArray(u1)
+          ? u1.length
+          : rt.len(u1, "handle", "vkCmdWriteMicromapsPropertiesEXT", "pMicromaps");
         const a1 = n1_0;
         check(a0, a1, a2, a3, a4, a5);
         fn(a0, a1, a2, a3, a4, a5);
@@ -10741,7 +11124,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(96, 8);
@@ -10794,7 +11177,7 @@ export function commands() {
         const a0 = u0;
         const a1 = u1 ?? null;
         let a2;
-        if (rt.isLiteral(u2)) {
+        if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
@@ -10853,7 +11236,7 @@ export function commands() {
         const a0 = u0;
         const a1 = u1 ?? null;
         let a2;
-        if (rt.isLiteral(u2)) {
+        if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
@@ -10911,7 +11294,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(64, 8);
@@ -10962,7 +11345,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(48, 8);
@@ -11014,7 +11397,7 @@ export function commands() {
         const a0 = u0;
         const a1 = u1 ?? null;
         let a2;
-        if (rt.isLiteral(u2)) {
+        if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
@@ -11072,7 +11455,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(48, 8);
@@ -11124,7 +11507,7 @@ export function commands() {
         const a0 = u0;
         const a1 = u1 ?? null;
         let a2;
-        if (rt.isLiteral(u2)) {
+        if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
@@ -11183,7 +11566,7 @@ export function commands() {
         const a0 = u0;
         const a1 = u1 ?? null;
         let a2;
-        if (rt.isLiteral(u2)) {
+        if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
@@ -11225,7 +11608,7 @@ export function commands() {
         const a0 = u0;
         const a1 = u1 ?? null;
         let a2;
-        if (rt.isLiteral(u2)) {
+        if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
@@ -11283,7 +11666,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(48, 8);
@@ -11338,7 +11721,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(64, 8);
@@ -11393,7 +11776,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(64, 8);
@@ -11448,7 +11831,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
@@ -11503,7 +11886,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(56, 8);
@@ -11541,7 +11924,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -11596,7 +11979,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(56, 8);
@@ -11642,7 +12025,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -11697,12 +12080,16 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1 ?? null;
+        let e3;
         let a3;
-        if (rt.isOne(u2)) {
+        if (
+          Array.isArray(u2) && u2.length === 1 && typeof (e3 = u2[0]) === "object" && e3 !== null &&
+          !Array.isArray(e3) && e3 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(96, 8);
-            W0(m, c, u2[0], 0);
+            W0(m, c, e3, 0);
             a3 = m.at(c);
           } catch (e) {
             a3 = rt.refit(
@@ -11727,7 +12114,9 @@ export function commands() {
             E0,
           );}
         const a4 = null;
-        const n2_0 = rt.len(u2, "struct", "vkCreateComputePipelines", "pCreateInfos");
+        const n2_0 = Array.isArray(u2)
+          ? u2.length
+          : rt.len(u2, "struct", "vkCreateComputePipelines", "pCreateInfos");
         const a2 = n2_0;
         const n5 = rt.size(a2);
         const b5 = rt.outArray(m, "handle", "VkPipeline", n5);
@@ -11765,7 +12154,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
@@ -11820,7 +12209,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
@@ -11875,7 +12264,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
@@ -11930,7 +12319,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
@@ -11985,7 +12374,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
@@ -12041,12 +12430,16 @@ export function commands() {
         const a0 = u0;
         const a1 = u1 ?? null;
         const a2 = u2 ?? null;
+        let e4;
         let a4;
-        if (rt.isOne(u3)) {
+        if (
+          Array.isArray(u3) && u3.length === 1 && typeof (e4 = u3[0]) === "object" && e4 !== null &&
+          !Array.isArray(e4) && e4 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(48, 8);
-            W0(m, c, u3[0], 0);
+            W0(m, c, e4, 0);
             a4 = m.at(c);
           } catch (e) {
             a4 = rt.refit(
@@ -12071,7 +12464,9 @@ export function commands() {
             E0,
           );}
         const a5 = null;
-        const n3_0 = rt.len(u3, "struct", "vkCreateDataGraphPipelinesARM", "pCreateInfos");
+        const n3_0 = Array.isArray(u3)
+          ? u3.length
+          : rt.len(u3, "struct", "vkCreateDataGraphPipelinesARM", "pCreateInfos");
         const a3 = n3_0;
         const n6 = rt.size(a3);
         const b6 = rt.outArray(m, "handle", "VkPipeline", n6);
@@ -12109,7 +12504,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
@@ -12164,7 +12559,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(48, 8);
@@ -12244,7 +12639,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
@@ -12299,7 +12694,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
@@ -12354,7 +12749,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(72, 8);
@@ -12409,7 +12804,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(72, 8);
@@ -12447,7 +12842,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
@@ -12503,7 +12898,7 @@ export function commands() {
         const a0 = u0;
         const a1 = u1;
         let a2;
-        if (rt.isLiteral(u2)) {
+        if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
@@ -12558,7 +12953,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(64, 8);
@@ -12613,7 +13008,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -12651,12 +13046,16 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1 ?? null;
+        let e3;
         let a3;
-        if (rt.isOne(u2)) {
+        if (
+          Array.isArray(u2) && u2.length === 1 && typeof (e3 = u2[0]) === "object" && e3 !== null &&
+          !Array.isArray(e3) && e3 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(64, 8);
-            W0(m, c, u2[0], 0);
+            W0(m, c, e3, 0);
             a3 = m.at(c);
           } catch (e) {
             a3 = rt.refit(
@@ -12681,7 +13080,9 @@ export function commands() {
             E0,
           );}
         const a4 = null;
-        const n2_0 = rt.len(u2, "struct", "vkCreateExecutionGraphPipelinesAMDX", "pCreateInfos");
+        const n2_0 = Array.isArray(u2)
+          ? u2.length
+          : rt.len(u2, "struct", "vkCreateExecutionGraphPipelinesAMDX", "pCreateInfos");
         const a2 = n2_0;
         const n5 = rt.size(a2);
         const b5 = rt.outArray(m, "handle", "VkPipeline", n5);
@@ -12719,7 +13120,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -12774,7 +13175,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -12812,7 +13213,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(64, 8);
@@ -12867,7 +13268,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -12922,12 +13323,16 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1 ?? null;
+        let e3;
         let a3;
-        if (rt.isOne(u2)) {
+        if (
+          Array.isArray(u2) && u2.length === 1 && typeof (e3 = u2[0]) === "object" && e3 !== null &&
+          !Array.isArray(e3) && e3 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(144, 8);
-            W0(m, c, u2[0], 0);
+            W0(m, c, e3, 0);
             a3 = m.at(c);
           } catch (e) {
             a3 = rt.refit(
@@ -12952,7 +13357,9 @@ export function commands() {
             E0,
           );}
         const a4 = null;
-        const n2_0 = rt.len(u2, "struct", "vkCreateGraphicsPipelines", "pCreateInfos");
+        const n2_0 = Array.isArray(u2)
+          ? u2.length
+          : rt.len(u2, "struct", "vkCreateGraphicsPipelines", "pCreateInfos");
         const a2 = n2_0;
         const n5 = rt.size(a2);
         const b5 = rt.outArray(m, "handle", "VkPipeline", n5);
@@ -12990,7 +13397,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -13045,7 +13452,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
@@ -13100,7 +13507,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(88, 8);
@@ -13138,7 +13545,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -13193,7 +13600,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(80, 8);
@@ -13231,7 +13638,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(56, 8);
@@ -13286,7 +13693,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(56, 8);
@@ -13341,7 +13748,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
@@ -13389,7 +13796,7 @@ export function commands() {
       const m = rt.enter(8);
       try {
         let a0;
-        if (rt.isLiteral(u0)) {
+        if (typeof u0 === "object" && u0 !== null && !Array.isArray(u0) && u0 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(64, 8);
@@ -13426,7 +13833,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
@@ -13481,7 +13888,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
@@ -13536,7 +13943,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(64, 8);
@@ -13591,7 +13998,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(56, 8);
@@ -13647,7 +14054,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
@@ -13712,7 +14119,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
@@ -13767,7 +14174,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(48, 8);
@@ -13822,7 +14229,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -13877,7 +14284,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
@@ -13916,12 +14323,16 @@ export function commands() {
         const a0 = u0;
         const a1 = u1 ?? null;
         const a2 = u2 ?? null;
+        let e4;
         let a4;
-        if (rt.isOne(u3)) {
+        if (
+          Array.isArray(u3) && u3.length === 1 && typeof (e4 = u3[0]) === "object" && e4 !== null &&
+          !Array.isArray(e4) && e4 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(104, 8);
-            W0(m, c, u3[0], 0);
+            W0(m, c, e4, 0);
             a4 = m.at(c);
           } catch (e) {
             a4 = rt.refit(
@@ -13946,7 +14357,9 @@ export function commands() {
             E0,
           );}
         const a5 = null;
-        const n3_0 = rt.len(u3, "struct", "vkCreateRayTracingPipelinesKHR", "pCreateInfos");
+        const n3_0 = Array.isArray(u3)
+          ? u3.length
+          : rt.len(u3, "struct", "vkCreateRayTracingPipelinesKHR", "pCreateInfos");
         const a3 = n3_0;
         const n6 = rt.size(a3);
         const b6 = rt.outArray(m, "handle", "VkPipeline", n6);
@@ -13988,12 +14401,16 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1 ?? null;
+        let e3;
         let a3;
-        if (rt.isOne(u2)) {
+        if (
+          Array.isArray(u2) && u2.length === 1 && typeof (e3 = u2[0]) === "object" && e3 !== null &&
+          !Array.isArray(e3) && e3 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(80, 8);
-            W0(m, c, u2[0], 0);
+            W0(m, c, e3, 0);
             a3 = m.at(c);
           } catch (e) {
             a3 = rt.refit(
@@ -14018,7 +14435,9 @@ export function commands() {
             E0,
           );}
         const a4 = null;
-        const n2_0 = rt.len(u2, "struct", "vkCreateRayTracingPipelinesNV", "pCreateInfos");
+        const n2_0 = Array.isArray(u2)
+          ? u2.length
+          : rt.len(u2, "struct", "vkCreateRayTracingPipelinesNV", "pCreateInfos");
         const a2 = n2_0;
         const n5 = rt.size(a2);
         const b5 = rt.outArray(m, "handle", "VkPipeline", n5);
@@ -14056,7 +14475,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(64, 8);
@@ -14102,7 +14521,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(80, 8);
@@ -14157,7 +14576,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(80, 8);
@@ -14195,7 +14614,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(64, 8);
@@ -14250,7 +14669,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
@@ -14305,7 +14724,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -14343,7 +14762,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(16, 8);
@@ -14398,7 +14817,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
@@ -14452,12 +14871,16 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        let e2;
         let a2;
-        if (rt.isOne(u1)) {
+        if (
+          Array.isArray(u1) && u1.length === 1 && typeof (e2 = u1[0]) === "object" && e2 !== null &&
+          !Array.isArray(e2) && e2 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(96, 8);
-            W0(m, c, u1[0], 0);
+            W0(m, c, e2, 0);
             a2 = m.at(c);
           } catch (e) {
             a2 = rt.refit(m, top, e, E0, "VkShaderCreateInfoEXT", u1, "vkCreateShadersEXT", "pCreateInfos");
@@ -14473,7 +14896,9 @@ export function commands() {
             E0,
           );}
         const a3 = null;
-        const n1_0 = rt.len(u1, "struct", "vkCreateShadersEXT", "pCreateInfos");
+        const n1_0 = Array.isArray(u1)
+          ? u1.length
+          : rt.len(u1, "struct", "vkCreateShadersEXT", "pCreateInfos");
         const a1 = n1_0;
         const n4 = rt.size(a1);
         const b4 = rt.outArray(m, "handle", "VkShaderEXT", n4);
@@ -14510,12 +14935,16 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        let e2;
         let a2;
-        if (rt.isOne(u1)) {
+        if (
+          Array.isArray(u1) && u1.length === 1 && typeof (e2 = u1[0]) === "object" && e2 !== null &&
+          !Array.isArray(e2) && e2 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(104, 8);
-            W0(m, c, u1[0], 0);
+            W0(m, c, e2, 0);
             a2 = m.at(c);
           } catch (e) {
             a2 = rt.refit(
@@ -14540,7 +14969,9 @@ export function commands() {
             E0,
           );}
         const a3 = null;
-        const n1_0 = rt.len(u1, "struct", "vkCreateSharedSwapchainsKHR", "pCreateInfos");
+        const n1_0 = Array.isArray(u1)
+          ? u1.length
+          : rt.len(u1, "struct", "vkCreateSharedSwapchainsKHR", "pCreateInfos");
         const a1 = n1_0;
         const n4 = rt.size(a1);
         const b4 = rt.outArray(m, "handle", "VkSwapchainKHR", n4);
@@ -14571,7 +15002,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -14626,7 +15057,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
@@ -14681,7 +15112,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(104, 8);
@@ -14736,7 +15167,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(48, 8);
@@ -14774,7 +15205,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
@@ -14829,7 +15260,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
@@ -14884,7 +15315,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
@@ -14939,7 +15370,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
@@ -14994,7 +15425,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(64, 8);
@@ -15049,7 +15480,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
@@ -15104,7 +15535,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
@@ -15159,7 +15590,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
@@ -15214,7 +15645,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
@@ -15269,7 +15700,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
@@ -15324,7 +15755,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
@@ -15375,7 +15806,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(56, 8);
@@ -16359,7 +16790,7 @@ export function commands() {
         const a0 = u0;
         const a1 = u1;
         let a2;
-        if (rt.isLiteral(u2)) {
+        if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -16848,12 +17279,16 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        let e2;
         let a2;
-        if (rt.isOne(u1)) {
+        if (
+          Array.isArray(u1) && u1.length === 1 && typeof (e2 = u1[0]) === "object" && e2 !== null &&
+          !Array.isArray(e2) && e2 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
-            W0(m, c, u1[0], 0);
+            W0(m, c, e2, 0);
             a2 = m.at(c);
           } catch (e) {
             a2 = rt.refit(
@@ -16877,7 +17312,9 @@ export function commands() {
             "pMemoryRanges",
             E0,
           );}
-        const n1_0 = rt.len(u1, "struct", "vkFlushMappedMemoryRanges", "pMemoryRanges");
+        const n1_0 = Array.isArray(u1)
+          ? u1.length
+          : rt.len(u1, "struct", "vkFlushMappedMemoryRanges", "pMemoryRanges");
         const a1 = n1_0;
         check(a0, a1, a2);
         const r = fn(a0, a1, a2);
@@ -16901,10 +17338,13 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        let a3;
-        if (Array.isArray(u2) && u2.length === 1 && rt.isHandle(u2[0]) && m.top + 16 <= m.size) {
+        let a3, e3;
+        if (
+          Array.isArray(u2) && u2.length === 1 && typeof (e3 = u2[0]) === "object" && e3 !== null &&
+          !(e3 instanceof Object) && m.top + 16 <= m.size
+        ) {
           const c = m.alloc(8, 8);
-          m.u64[c >> 3] = rt.address(u2[0]);
+          m.u64[c >> 3] = rt.address(e3);
           a3 = m.at(c);
         } else {a3 = rt.handles(
             m,
@@ -16915,7 +17355,9 @@ export function commands() {
             "pCommandBuffers",
             true,
           );}
-        const n2_0 = rt.len(u2, "handle", "vkFreeCommandBuffers", "pCommandBuffers");
+        const n2_0 = Array.isArray(u2)
+          ? u2.length
+          : rt.len(u2, "handle", "vkFreeCommandBuffers", "pCommandBuffers");
         const a2 = n2_0;
         check(a0, a1, a2, a3);
         fn(a0, a1, a2, a3);
@@ -16938,10 +17380,13 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        let a3;
-        if (Array.isArray(u2) && u2.length === 1 && rt.isHandle(u2[0]) && m.top + 16 <= m.size) {
+        let a3, e3;
+        if (
+          Array.isArray(u2) && u2.length === 1 && typeof (e3 = u2[0]) === "object" && e3 !== null &&
+          !(e3 instanceof Object) && m.top + 16 <= m.size
+        ) {
           const c = m.alloc(8, 8);
-          m.u64[c >> 3] = rt.address(u2[0]);
+          m.u64[c >> 3] = rt.address(e3);
           a3 = m.at(c);
         } else {a3 = rt.handles(
             m,
@@ -16952,7 +17397,9 @@ export function commands() {
             "pDescriptorSets",
             true,
           );}
-        const n2_0 = rt.len(u2, "handle", "vkFreeDescriptorSets", "pDescriptorSets");
+        const n2_0 = Array.isArray(u2)
+          ? u2.length
+          : rt.len(u2, "handle", "vkFreeDescriptorSets", "pDescriptorSets");
         const a2 = n2_0;
         check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
@@ -16997,7 +17444,7 @@ export function commands() {
         const a0 = u0;
         const a1 = u1;
         let a2;
-        if (rt.isLiteral(u2)) {
+        if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(80, 8);
@@ -17072,7 +17519,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -17123,7 +17570,9 @@ export function commands() {
         const a1 = u1;
         const b3 = rt.buffer(m, u2, false, "vkGetAccelerationStructureHandleNV", "pData");
         const a3 = b3 === null ? null : m.pointer(b3);
-        const n2_0 = rt.len(u2, "buf", "vkGetAccelerationStructureHandleNV", "pData");
+        const n2_0 = u2 instanceof Uint8Array
+          ? u2.byteLength
+          : rt.len(u2, "buf", "vkGetAccelerationStructureHandleNV", "pData");
         const a2 = n2_0;
         check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
@@ -17151,7 +17600,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
@@ -17207,7 +17656,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
@@ -17327,7 +17776,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -17405,7 +17854,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -17459,7 +17908,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -17510,7 +17959,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -17561,12 +18010,16 @@ export function commands() {
       const m = rt.enter(8);
       try {
         const a0 = u0;
+        let e2;
         let a2;
-        if (rt.isOne(u1)) {
+        if (
+          Array.isArray(u1) && u1.length === 1 && typeof (e2 = u1[0]) === "object" && e2 !== null &&
+          !Array.isArray(e2) && e2 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
-            W0(m, c, u1[0], 0);
+            W0(m, c, e2, 0);
             a2 = m.at(c);
           } catch (e) {
             a2 = rt.refit(
@@ -17590,7 +18043,9 @@ export function commands() {
             "pTimestampInfos",
             E0,
           );}
-        const n1_0 = rt.len(u1, "struct", "vkGetCalibratedTimestampsKHR", "pTimestampInfos");
+        const n1_0 = Array.isArray(u1)
+          ? u1.length
+          : rt.len(u1, "struct", "vkGetCalibratedTimestampsKHR", "pTimestampInfos");
         const a1 = n1_0;
         const n3 = rt.size(a1);
         const b3 = rt.outArray(m, "scalar", "u64", n3);
@@ -17624,7 +18079,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
@@ -17728,7 +18183,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -17800,7 +18255,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -17860,7 +18315,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -17933,7 +18388,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
@@ -18029,7 +18484,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
@@ -18058,7 +18513,9 @@ export function commands() {
           );}
         const b3 = rt.buffer(m, u2, false, "vkGetDescriptorEXT", "pDescriptor");
         const a3 = b3 === null ? null : m.pointer(b3);
-        const n2_0 = rt.len(u2, "buf", "vkGetDescriptorEXT", "pDescriptor");
+        const n2_0 = u2 instanceof Uint8Array
+          ? u2.byteLength
+          : rt.len(u2, "buf", "vkGetDescriptorEXT", "pDescriptor");
         const a2 = n2_0;
         check(a0, a1, a2, a3);
         fn(a0, a1, a2, a3);
@@ -18134,7 +18591,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
@@ -18220,7 +18677,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
@@ -18274,7 +18731,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -18328,7 +18785,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -18566,7 +19023,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -18646,7 +19103,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
@@ -18700,7 +19157,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
@@ -18772,7 +19229,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
@@ -18850,7 +19307,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -18901,7 +19358,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -19001,7 +19458,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
@@ -19056,7 +19513,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -19198,7 +19655,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
@@ -19351,7 +19808,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(72, 8);
@@ -19407,7 +19864,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -19508,7 +19965,7 @@ export function commands() {
         const a0 = u0;
         const a1 = u1;
         let a2;
-        if (rt.isLiteral(u2)) {
+        if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
@@ -19616,7 +20073,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
@@ -19671,7 +20128,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
@@ -19769,7 +20226,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
@@ -19824,7 +20281,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(48, 8);
@@ -20026,7 +20483,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -20077,13 +20534,18 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        let a2;
-        if (Array.isArray(u1) && u1.length === 1 && rt.isHandle(u1[0]) && m.top + 16 <= m.size) {
+        let a2, e2;
+        if (
+          Array.isArray(u1) && u1.length === 1 && typeof (e2 = u1[0]) === "object" && e2 !== null &&
+          !(e2 instanceof Object) && m.top + 16 <= m.size
+        ) {
           const c = m.alloc(8, 8);
-          m.u64[c >> 3] = rt.address(u1[0]);
+          m.u64[c >> 3] = rt.address(e2);
           a2 = m.at(c);
         } else a2 = rt.handles(m, "VkImage", u1, false, "vkGetImageOpaqueCaptureDataEXT", "pImages", false);
-        const n1_0 = rt.len(u1, "handle", "vkGetImageOpaqueCaptureDataEXT", "pImages");
+        const n1_0 = Array.isArray(u1)
+          ? u1.length
+          : rt.len(u1, "handle", "vkGetImageOpaqueCaptureDataEXT", "pImages");
         const a1 = n1_0;
         const n3 = rt.size(a1);
         const b3 = rt.outArray(m, "struct", "VkHostAddressRangeEXT", n3);
@@ -20114,7 +20576,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -20208,7 +20670,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -20281,7 +20743,7 @@ export function commands() {
         const a0 = u0;
         const a1 = u1;
         let a2;
-        if (rt.isLiteral(u2)) {
+        if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(12, 8);
@@ -20337,7 +20799,7 @@ export function commands() {
         const a0 = u0;
         const a1 = u1;
         let a2;
-        if (rt.isLiteral(u2)) {
+        if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
@@ -20418,7 +20880,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
@@ -20469,7 +20931,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
@@ -20520,7 +20982,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -20636,7 +21098,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -20688,7 +21150,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
@@ -20793,7 +21255,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
@@ -20887,7 +21349,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -20939,7 +21401,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
@@ -20993,7 +21455,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
@@ -21108,7 +21570,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
@@ -21199,7 +21661,7 @@ export function commands() {
         const a0 = u0;
         const a1 = u1;
         let a2;
-        if (rt.isLiteral(u2)) {
+        if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(96, 8);
@@ -21281,7 +21743,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
@@ -21343,7 +21805,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
@@ -21566,7 +22028,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
@@ -21976,7 +22438,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
@@ -22038,7 +22500,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -22141,7 +22603,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -22203,7 +22665,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
@@ -22440,7 +22902,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
@@ -22592,7 +23054,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -22765,7 +23227,7 @@ export function commands() {
         const a0 = u0;
         const a1 = u1;
         let a2;
-        if (rt.isLiteral(u2)) {
+        if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(160, 8);
@@ -22832,7 +23294,7 @@ export function commands() {
         const a0 = u0;
         const a1 = u1;
         let a2;
-        if (rt.isLiteral(u2)) {
+        if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(160, 8);
@@ -22860,7 +23322,7 @@ export function commands() {
             "pQueueFamilyDataGraphProperties",
           );}
         let a3;
-        if (rt.isLiteral(u3)) {
+        if (typeof u3 === "object" && u3 !== null && !Array.isArray(u3) && u3 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -22939,7 +23401,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -23047,7 +23509,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
@@ -23251,7 +23713,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
@@ -23401,7 +23863,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -23483,7 +23945,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -23599,7 +24061,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -23801,7 +24263,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
@@ -23859,7 +24321,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
@@ -23921,7 +24383,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -24072,7 +24534,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -24190,7 +24652,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
@@ -24262,7 +24724,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -24334,7 +24796,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
@@ -24406,7 +24868,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
@@ -24458,7 +24920,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(96, 8);
@@ -24513,7 +24975,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(16, 8);
@@ -24569,7 +25031,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -24654,7 +25116,9 @@ export function commands() {
         const a5 = b5 === null ? null : m.pointer(b5);
         const a6 = typeof u5 === "bigint" ? u5 : rt.wide(u5, false, "vkGetQueryPoolResults", "stride");
         const a7 = u6 ?? 0;
-        const n4_0 = rt.len(u4, "buf", "vkGetQueryPoolResults", "pData");
+        const n4_0 = u4 instanceof Uint8Array
+          ? u4.byteLength
+          : rt.len(u4, "buf", "vkGetQueryPoolResults", "pData");
         const a4 = n4_0;
         check(a0, a1, a2, a3, a4, a5, a6, a7);
         const r = fn(a0, a1, a2, a3, a4, a5, a6, a7);
@@ -24792,7 +25256,9 @@ export function commands() {
         const a3 = u3;
         const b5 = rt.buffer(m, u4, false, "vkGetRayTracingCaptureReplayShaderGroupHandlesKHR", "pData");
         const a5 = b5 === null ? null : m.pointer(b5);
-        const n4_0 = rt.len(u4, "buf", "vkGetRayTracingCaptureReplayShaderGroupHandlesKHR", "pData");
+        const n4_0 = u4 instanceof Uint8Array
+          ? u4.byteLength
+          : rt.len(u4, "buf", "vkGetRayTracingCaptureReplayShaderGroupHandlesKHR", "pData");
         const a4 = n4_0;
         check(a0, a1, a2, a3, a4, a5);
         const r = fn(a0, a1, a2, a3, a4, a5);
@@ -24821,7 +25287,9 @@ export function commands() {
         const a3 = u3;
         const b5 = rt.buffer(m, u4, false, "vkGetRayTracingShaderGroupHandlesKHR", "pData");
         const a5 = b5 === null ? null : m.pointer(b5);
-        const n4_0 = rt.len(u4, "buf", "vkGetRayTracingShaderGroupHandlesKHR", "pData");
+        const n4_0 = u4 instanceof Uint8Array
+          ? u4.byteLength
+          : rt.len(u4, "buf", "vkGetRayTracingShaderGroupHandlesKHR", "pData");
         const a4 = n4_0;
         check(a0, a1, a2, a3, a4, a5);
         const r = fn(a0, a1, a2, a3, a4, a5);
@@ -24921,7 +25389,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
@@ -24975,7 +25443,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -25079,7 +25547,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
@@ -25133,7 +25601,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
@@ -25187,7 +25655,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
@@ -25360,7 +25828,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
@@ -25631,7 +26099,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -25682,10 +26150,13 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        let a2;
-        if (Array.isArray(u1) && u1.length === 1 && rt.isHandle(u1[0]) && m.top + 16 <= m.size) {
+        let a2, e2;
+        if (
+          Array.isArray(u1) && u1.length === 1 && typeof (e2 = u1[0]) === "object" && e2 !== null &&
+          !(e2 instanceof Object) && m.top + 16 <= m.size
+        ) {
           const c = m.alloc(8, 8);
-          m.u64[c >> 3] = rt.address(u1[0]);
+          m.u64[c >> 3] = rt.address(e2);
           a2 = m.at(c);
         } else {a2 = rt.handles(
             m,
@@ -25696,7 +26167,9 @@ export function commands() {
             "pTensors",
             false,
           );}
-        const n1_0 = rt.len(u1, "handle", "vkGetTensorOpaqueCaptureDataARM", "pTensors");
+        const n1_0 = Array.isArray(u1)
+          ? u1.length
+          : rt.len(u1, "handle", "vkGetTensorOpaqueCaptureDataARM", "pTensors");
         const a1 = n1_0;
         const n3 = rt.size(a1);
         const b3 = rt.outArray(m, "struct", "VkHostAddressRangeEXT", n3);
@@ -25727,7 +26200,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -25779,7 +26252,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -25942,7 +26415,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
@@ -25993,7 +26466,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(48, 8);
@@ -26044,7 +26517,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
@@ -26095,7 +26568,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(48, 8);
@@ -26146,7 +26619,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
@@ -26197,7 +26670,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -26247,12 +26720,16 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        let e2;
         let a2;
-        if (rt.isOne(u1)) {
+        if (
+          Array.isArray(u1) && u1.length === 1 && typeof (e2 = u1[0]) === "object" && e2 !== null &&
+          !Array.isArray(e2) && e2 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
-            W0(m, c, u1[0], 0);
+            W0(m, c, e2, 0);
             a2 = m.at(c);
           } catch (e) {
             a2 = rt.refit(
@@ -26276,7 +26753,9 @@ export function commands() {
             "pMemoryRanges",
             E0,
           );}
-        const n1_0 = rt.len(u1, "struct", "vkInvalidateMappedMemoryRanges", "pMemoryRanges");
+        const n1_0 = Array.isArray(u1)
+          ? u1.length
+          : rt.len(u1, "struct", "vkInvalidateMappedMemoryRanges", "pMemoryRanges");
         const a1 = n1_0;
         check(a0, a1, a2);
         const r = fn(a0, a1, a2);
@@ -26320,7 +26799,7 @@ export function commands() {
         const a0 = u0;
         const a1 = u1;
         let a2;
-        if (rt.isLiteral(u2)) {
+        if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
@@ -26382,7 +26861,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(48, 8);
@@ -26417,13 +26896,18 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        let a3;
-        if (Array.isArray(u2) && u2.length === 1 && rt.isHandle(u2[0]) && m.top + 16 <= m.size) {
+        let a3, e3;
+        if (
+          Array.isArray(u2) && u2.length === 1 && typeof (e3 = u2[0]) === "object" && e3 !== null &&
+          !(e3 instanceof Object) && m.top + 16 <= m.size
+        ) {
           const c = m.alloc(8, 8);
-          m.u64[c >> 3] = rt.address(u2[0]);
+          m.u64[c >> 3] = rt.address(e3);
           a3 = m.at(c);
         } else a3 = rt.handles(m, "VkPipelineCache", u2, false, "vkMergePipelineCaches", "pSrcCaches", false);
-        const n2_0 = rt.len(u2, "handle", "vkMergePipelineCaches", "pSrcCaches");
+        const n2_0 = Array.isArray(u2)
+          ? u2.length
+          : rt.len(u2, "handle", "vkMergePipelineCaches", "pSrcCaches");
         const a2 = n2_0;
         check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
@@ -26447,10 +26931,13 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        let a3;
-        if (Array.isArray(u2) && u2.length === 1 && rt.isHandle(u2[0]) && m.top + 16 <= m.size) {
+        let a3, e3;
+        if (
+          Array.isArray(u2) && u2.length === 1 && typeof (e3 = u2[0]) === "object" && e3 !== null &&
+          !(e3 instanceof Object) && m.top + 16 <= m.size
+        ) {
           const c = m.alloc(8, 8);
-          m.u64[c >> 3] = rt.address(u2[0]);
+          m.u64[c >> 3] = rt.address(e3);
           a3 = m.at(c);
         } else {a3 = rt.handles(
             m,
@@ -26461,7 +26948,9 @@ export function commands() {
             "pSrcCaches",
             false,
           );}
-        const n2_0 = rt.len(u2, "handle", "vkMergeValidationCachesEXT", "pSrcCaches");
+        const n2_0 = Array.isArray(u2)
+          ? u2.length
+          : rt.len(u2, "handle", "vkMergeValidationCachesEXT", "pSrcCaches");
         const a2 = n2_0;
         check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
@@ -26487,7 +26976,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
@@ -26536,19 +27025,23 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        let e2;
         let a2;
-        if (rt.isOne(u1)) {
+        if (
+          Array.isArray(u1) && u1.length === 1 && typeof (e2 = u1[0]) === "object" && e2 !== null &&
+          !Array.isArray(e2) && e2 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(96, 8);
-            W0(m, c, u1[0], 0);
+            W0(m, c, e2, 0);
             a2 = m.at(c);
           } catch (e) {
             a2 = rt.refit(m, top, e, E0, "VkBindSparseInfo", u1, "vkQueueBindSparse", "pBindInfo");
           }
         } else a2 = rt.array(m, "struct", "VkBindSparseInfo", u1, true, "vkQueueBindSparse", "pBindInfo", E0);
         const a3 = u2 ?? null;
-        const n1_0 = rt.len(u1, "struct", "vkQueueBindSparse", "pBindInfo");
+        const n1_0 = Array.isArray(u1) ? u1.length : rt.len(u1, "struct", "vkQueueBindSparse", "pBindInfo");
         const a1 = n1_0;
         check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
@@ -26589,7 +27082,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
@@ -26655,7 +27148,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -26705,7 +27198,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(64, 8);
@@ -26740,7 +27233,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -26807,19 +27300,23 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        let e2;
         let a2;
-        if (rt.isOne(u1)) {
+        if (
+          Array.isArray(u1) && u1.length === 1 && typeof (e2 = u1[0]) === "object" && e2 !== null &&
+          !Array.isArray(e2) && e2 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(72, 8);
-            W0(m, c, u1[0], 0);
+            W0(m, c, e2, 0);
             a2 = m.at(c);
           } catch (e) {
             a2 = rt.refit(m, top, e, E0, "VkSubmitInfo", u1, "vkQueueSubmit", "pSubmits");
           }
         } else a2 = rt.array(m, "struct", "VkSubmitInfo", u1, true, "vkQueueSubmit", "pSubmits", E0);
         const a3 = u2 ?? null;
-        const n1_0 = rt.len(u1, "struct", "vkQueueSubmit", "pSubmits");
+        const n1_0 = Array.isArray(u1) ? u1.length : rt.len(u1, "struct", "vkQueueSubmit", "pSubmits");
         const a1 = n1_0;
         check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
@@ -26844,19 +27341,23 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        let e2;
         let a2;
-        if (rt.isOne(u1)) {
+        if (
+          Array.isArray(u1) && u1.length === 1 && typeof (e2 = u1[0]) === "object" && e2 !== null &&
+          !Array.isArray(e2) && e2 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(64, 8);
-            W0(m, c, u1[0], 0);
+            W0(m, c, e2, 0);
             a2 = m.at(c);
           } catch (e) {
             a2 = rt.refit(m, top, e, E0, "VkSubmitInfo2", u1, "vkQueueSubmit2", "pSubmits");
           }
         } else a2 = rt.array(m, "struct", "VkSubmitInfo2", u1, true, "vkQueueSubmit2", "pSubmits", E0);
         const a3 = u2 ?? null;
-        const n1_0 = rt.len(u1, "struct", "vkQueueSubmit2", "pSubmits");
+        const n1_0 = Array.isArray(u1) ? u1.length : rt.len(u1, "struct", "vkQueueSubmit2", "pSubmits");
         const a1 = n1_0;
         check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
@@ -26898,7 +27399,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
@@ -26953,7 +27454,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -27009,7 +27510,7 @@ export function commands() {
         const a0 = u0;
         const a1 = u1;
         let a2;
-        if (rt.isLiteral(u2)) {
+        if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -27064,7 +27565,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -27182,7 +27683,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
@@ -27300,13 +27801,16 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        let a2;
-        if (Array.isArray(u1) && u1.length === 1 && rt.isHandle(u1[0]) && m.top + 16 <= m.size) {
+        let a2, e2;
+        if (
+          Array.isArray(u1) && u1.length === 1 && typeof (e2 = u1[0]) === "object" && e2 !== null &&
+          !(e2 instanceof Object) && m.top + 16 <= m.size
+        ) {
           const c = m.alloc(8, 8);
-          m.u64[c >> 3] = rt.address(u1[0]);
+          m.u64[c >> 3] = rt.address(e2);
           a2 = m.at(c);
         } else a2 = rt.handles(m, "VkFence", u1, false, "vkResetFences", "pFences", false);
-        const n1_0 = rt.len(u1, "handle", "vkResetFences", "pFences");
+        const n1_0 = Array.isArray(u1) ? u1.length : rt.len(u1, "handle", "vkResetFences", "pFences");
         const a1 = n1_0;
         check(a0, a1, a2);
         const r = fn(a0, a1, a2);
@@ -27368,7 +27872,7 @@ export function commands() {
         const a0 = u0;
         const a1 = u1;
         let a2;
-        if (rt.isLiteral(u2)) {
+        if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(120, 8);
@@ -27420,7 +27924,7 @@ export function commands() {
         const a0 = u0;
         const a1 = u1;
         let a2;
-        if (rt.isLiteral(u2)) {
+        if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(80, 8);
@@ -27471,7 +27975,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
@@ -27522,7 +28026,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(56, 8);
@@ -27632,18 +28136,25 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        let a2;
-        if (Array.isArray(u1) && u1.length === 1 && rt.isHandle(u1[0]) && m.top + 16 <= m.size) {
+        let a2, e2;
+        if (
+          Array.isArray(u1) && u1.length === 1 && typeof (e2 = u1[0]) === "object" && e2 !== null &&
+          !(e2 instanceof Object) && m.top + 16 <= m.size
+        ) {
           const c = m.alloc(8, 8);
-          m.u64[c >> 3] = rt.address(u1[0]);
+          m.u64[c >> 3] = rt.address(e2);
           a2 = m.at(c);
         } else a2 = rt.handles(m, "VkSwapchainKHR", u1, false, "vkSetHdrMetadataEXT", "pSwapchains", false);
+        let e3;
         let a3;
-        if (rt.isOne(u2)) {
+        if (
+          Array.isArray(u2) && u2.length === 1 && typeof (e3 = u2[0]) === "object" && e3 !== null &&
+          !Array.isArray(e3) && e3 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(64, 8);
-            W0(m, c, u2[0], 0);
+            W0(m, c, e3, 0);
             a3 = m.at(c);
           } catch (e) {
             a3 = rt.refit(m, top, e, E0, "VkHdrMetadataEXT", u2, "vkSetHdrMetadataEXT", "pMetadata");
@@ -27658,8 +28169,10 @@ export function commands() {
             "pMetadata",
             E0,
           );}
-        const n1_0 = rt.len(u1, "handle", "vkSetHdrMetadataEXT", "pSwapchains");
-        const n1_1 = rt.len(u2, "struct", "vkSetHdrMetadataEXT", "pMetadata");
+        const n1_0 = Array.isArray(u1)
+          ? u1.length
+          : rt.len(u1, "handle", "vkSetHdrMetadataEXT", "pSwapchains");
+        const n1_1 = Array.isArray(u2) ? u2.length : rt.len(u2, "struct", "vkSetHdrMetadataEXT", "pMetadata");
         if (n1_1 !== n1_0 && u2 != null) {
           rt.mismatch("vkSetHdrMetadataEXT", "pSwapchains", n1_0, "pMetadata", n1_1);
         }
@@ -27705,7 +28218,7 @@ export function commands() {
         const a0 = u0;
         const a1 = u1;
         let a2;
-        if (rt.isLiteral(u2)) {
+        if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
@@ -27774,7 +28287,7 @@ export function commands() {
         const a0 = u0;
         const a1 = u1;
         let a2;
-        if (rt.isLiteral(u2)) {
+        if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
@@ -27896,7 +28409,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
@@ -27932,7 +28445,7 @@ export function commands() {
         const a1 = u1;
         const a2 = u2;
         let a3;
-        if (rt.isLiteral(u3)) {
+        if (typeof u3 === "object" && u3 !== null && !Array.isArray(u3) && u3 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(96, 8);
@@ -27981,12 +28494,16 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        let e2;
         let a2;
-        if (rt.isOne(u1)) {
+        if (
+          Array.isArray(u1) && u1.length === 1 && typeof (e2 = u1[0]) === "object" && e2 !== null &&
+          !Array.isArray(e2) && e2 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(56, 8);
-            W0(m, c, u1[0], 0);
+            W0(m, c, e2, 0);
             a2 = m.at(c);
           } catch (e) {
             a2 = rt.refit(
@@ -28010,7 +28527,9 @@ export function commands() {
             "pTransitions",
             E0,
           );}
-        const n1_0 = rt.len(u1, "struct", "vkTransitionImageLayout", "pTransitions");
+        const n1_0 = Array.isArray(u1)
+          ? u1.length
+          : rt.len(u1, "struct", "vkTransitionImageLayout", "pTransitions");
         const a1 = n1_0;
         check(a0, a1, a2);
         const r = fn(a0, a1, a2);
@@ -28084,7 +28603,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
@@ -28163,12 +28682,16 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        let e2;
         let a2;
-        if (rt.isOne(u1)) {
+        if (
+          Array.isArray(u1) && u1.length === 1 && typeof (e2 = u1[0]) === "object" && e2 !== null &&
+          !Array.isArray(e2) && e2 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(64, 8);
-            W0(m, c, u1[0], 0);
+            W0(m, c, e2, 0);
             a2 = m.at(c);
           } catch (e) {
             a2 = rt.refit(
@@ -28192,12 +28715,16 @@ export function commands() {
             "pDescriptorWrites",
             E0,
           );}
+        let e4;
         let a4;
-        if (rt.isOne(u2)) {
+        if (
+          Array.isArray(u2) && u2.length === 1 && typeof (e4 = u2[0]) === "object" && e4 !== null &&
+          !Array.isArray(e4) && e4 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(56, 8);
-            W1(m, c, u2[0], 0);
+            W1(m, c, e4, 0);
             a4 = m.at(c);
           } catch (e) {
             a4 = rt.refit(
@@ -28221,9 +28748,13 @@ export function commands() {
             "pDescriptorCopies",
             E1,
           );}
-        const n1_0 = rt.len(u1, "struct", "vkUpdateDescriptorSets", "pDescriptorWrites");
+        const n1_0 = Array.isArray(u1)
+          ? u1.length
+          : rt.len(u1, "struct", "vkUpdateDescriptorSets", "pDescriptorWrites");
         const a1 = n1_0;
-        const n3_0 = rt.len(u2, "struct", "vkUpdateDescriptorSets", "pDescriptorCopies");
+        const n3_0 = Array.isArray(u2)
+          ? u2.length
+          : rt.len(u2, "struct", "vkUpdateDescriptorSets", "pDescriptorCopies");
         const a3 = n3_0;
         check(a0, a1, a2, a3, a4);
         fn(a0, a1, a2, a3, a4);
@@ -28248,12 +28779,16 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
+        let e3;
         let a3;
-        if (rt.isOne(u2)) {
+        if (
+          Array.isArray(u2) && u2.length === 1 && typeof (e3 = u2[0]) === "object" && e3 !== null &&
+          !Array.isArray(e3) && e3 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
-            W0(m, c, u2[0], 0);
+            W0(m, c, e3, 0);
             a3 = m.at(c);
           } catch (e) {
             a3 = rt.refit(
@@ -28277,7 +28812,9 @@ export function commands() {
             "pExecutionSetWrites",
             E0,
           );}
-        const n2_0 = rt.len(u2, "struct", "vkUpdateIndirectExecutionSetPipelineEXT", "pExecutionSetWrites");
+        const n2_0 = Array.isArray(u2)
+          ? u2.length
+          : rt.len(u2, "struct", "vkUpdateIndirectExecutionSetPipelineEXT", "pExecutionSetWrites");
         const a2 = n2_0;
         check(a0, a1, a2, a3);
         fn(a0, a1, a2, a3);
@@ -28302,12 +28839,16 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
+        let e3;
         let a3;
-        if (rt.isOne(u2)) {
+        if (
+          Array.isArray(u2) && u2.length === 1 && typeof (e3 = u2[0]) === "object" && e3 !== null &&
+          !Array.isArray(e3) && e3 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
-            W0(m, c, u2[0], 0);
+            W0(m, c, e3, 0);
             a3 = m.at(c);
           } catch (e) {
             a3 = rt.refit(
@@ -28331,7 +28872,9 @@ export function commands() {
             "pExecutionSetWrites",
             E0,
           );}
-        const n2_0 = rt.len(u2, "struct", "vkUpdateIndirectExecutionSetShaderEXT", "pExecutionSetWrites");
+        const n2_0 = Array.isArray(u2)
+          ? u2.length
+          : rt.len(u2, "struct", "vkUpdateIndirectExecutionSetShaderEXT", "pExecutionSetWrites");
         const a2 = n2_0;
         check(a0, a1, a2, a3);
         fn(a0, a1, a2, a3);
@@ -28357,7 +28900,7 @@ export function commands() {
         const a0 = u0;
         const a1 = u1;
         let a2;
-        if (rt.isLiteral(u2)) {
+        if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(24, 8);
@@ -28405,15 +28948,18 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        let a2;
-        if (Array.isArray(u1) && u1.length === 1 && rt.isHandle(u1[0]) && m.top + 16 <= m.size) {
+        let a2, e2;
+        if (
+          Array.isArray(u1) && u1.length === 1 && typeof (e2 = u1[0]) === "object" && e2 !== null &&
+          !(e2 instanceof Object) && m.top + 16 <= m.size
+        ) {
           const c = m.alloc(8, 8);
-          m.u64[c >> 3] = rt.address(u1[0]);
+          m.u64[c >> 3] = rt.address(e2);
           a2 = m.at(c);
         } else a2 = rt.handles(m, "VkFence", u1, false, "vkWaitForFences", "pFences", false);
         const a3 = u2 ? 1 : 0;
         const a4 = typeof u3 === "bigint" ? u3 : rt.wide(u3, false, "vkWaitForFences", "timeout");
-        const n1_0 = rt.len(u1, "handle", "vkWaitForFences", "pFences");
+        const n1_0 = Array.isArray(u1) ? u1.length : rt.len(u1, "handle", "vkWaitForFences", "pFences");
         const a1 = n1_0;
         check(a0, a1, a2, a3, a4);
         const r = fn(a0, a1, a2, a3, a4);
@@ -28441,7 +28987,7 @@ export function commands() {
         const a0 = u0;
         const a1 = u1;
         let a2;
-        if (rt.isLiteral(u2)) {
+        if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
@@ -28525,7 +29071,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1;
-        if (rt.isLiteral(u1)) {
+        if (typeof u1 === "object" && u1 !== null && !Array.isArray(u1) && u1 instanceof Object) {
           const top = m.top;
           try {
             const c = m.alloc(40, 8);
@@ -28558,10 +29104,13 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        let a2;
-        if (Array.isArray(u1) && u1.length === 1 && rt.isHandle(u1[0]) && m.top + 16 <= m.size) {
+        let a2, e2;
+        if (
+          Array.isArray(u1) && u1.length === 1 && typeof (e2 = u1[0]) === "object" && e2 !== null &&
+          !(e2 instanceof Object) && m.top + 16 <= m.size
+        ) {
           const c = m.alloc(8, 8);
-          m.u64[c >> 3] = rt.address(u1[0]);
+          m.u64[c >> 3] = rt.address(e2);
           a2 = m.at(c);
         } else {a2 = rt.handles(
             m,
@@ -28578,14 +29127,13 @@ export function commands() {
         const a6 = typeof u4 === "bigint"
           ? u4
           : rt.wide(u4, false, "vkWriteAccelerationStructuresPropertiesKHR", "stride");
-        const n1_0 = rt.len(
-          u1,
-          "handle",
-          "vkWriteAccelerationStructuresPropertiesKHR",
-          "pAccelerationStructures",
-        );
+        const n1_0 = Array.isArray(u1)
+          ? u1.length
+          : rt.len(u1, "handle", "vkWriteAccelerationStructuresPropertiesKHR", "pAccelerationStructures");
         const a1 = n1_0;
-        const n4_0 = rt.len(u3, "buf", "vkWriteAccelerationStructuresPropertiesKHR", "pData");
+        const n4_0 = u3 instanceof Uint8Array
+          ? u3.byteLength
+          : rt.len(u3, "buf", "vkWriteAccelerationStructuresPropertiesKHR", "pData");
         const a4 = n4_0;
         check(a0, a1, a2, a3, a4, a5, a6);
         const r = fn(a0, a1, a2, a3, a4, a5, a6);
@@ -28609,10 +29157,13 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        let a2;
-        if (Array.isArray(u1) && u1.length === 1 && rt.isHandle(u1[0]) && m.top + 16 <= m.size) {
+        let a2, e2;
+        if (
+          Array.isArray(u1) && u1.length === 1 && typeof (e2 = u1[0]) === "object" && e2 !== null &&
+          !(e2 instanceof Object) && m.top + 16 <= m.size
+        ) {
           const c = m.alloc(8, 8);
-          m.u64[c >> 3] = rt.address(u1[0]);
+          m.u64[c >> 3] = rt.address(e2);
           a2 = m.at(c);
         } else {a2 = rt.handles(
             m,
@@ -28629,9 +29180,13 @@ export function commands() {
         const a6 = typeof u4 === "bigint"
           ? u4
           : rt.wide(u4, false, "vkWriteMicromapsPropertiesEXT", "stride");
-        const n1_0 = rt.len(u1, "handle", "vkWriteMicromapsPropertiesEXT", "pMicromaps");
+        const n1_0 = Array.isArray(u1)
+          ? u1.length
+          : rt.len(u1, "handle", "vkWriteMicromapsPropertiesEXT", "pMicromaps");
         const a1 = n1_0;
-        const n4_0 = rt.len(u3, "buf", "vkWriteMicromapsPropertiesEXT", "pData");
+        const n4_0 = u3 instanceof Uint8Array
+          ? u3.byteLength
+          : rt.len(u3, "buf", "vkWriteMicromapsPropertiesEXT", "pData");
         const a4 = n4_0;
         check(a0, a1, a2, a3, a4, a5, a6);
         const r = fn(a0, a1, a2, a3, a4, a5, a6);
@@ -28659,12 +29214,16 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        let e2;
         let a2;
-        if (rt.isOne(u1)) {
+        if (
+          Array.isArray(u1) && u1.length === 1 && typeof (e2 = u1[0]) === "object" && e2 !== null &&
+          !Array.isArray(e2) && e2 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(32, 8);
-            W0(m, c, u1[0], 0);
+            W0(m, c, e2, 0);
             a2 = m.at(c);
           } catch (e) {
             a2 = rt.refit(
@@ -28688,12 +29247,16 @@ export function commands() {
             "pResources",
             E0,
           );}
+        let e3;
         let a3;
-        if (rt.isOne(u2)) {
+        if (
+          Array.isArray(u2) && u2.length === 1 && typeof (e3 = u2[0]) === "object" && e3 !== null &&
+          !Array.isArray(e3) && e3 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(16, 8);
-            W1(m, c, u2[0], 0);
+            W1(m, c, e3, 0);
             a3 = m.at(c);
           } catch (e) {
             a3 = rt.refit(
@@ -28717,8 +29280,12 @@ export function commands() {
             "pDescriptors",
             E1,
           );}
-        const n1_0 = rt.len(u1, "struct", "vkWriteResourceDescriptorsEXT", "pResources");
-        const n1_1 = rt.len(u2, "struct", "vkWriteResourceDescriptorsEXT", "pDescriptors");
+        const n1_0 = Array.isArray(u1)
+          ? u1.length
+          : rt.len(u1, "struct", "vkWriteResourceDescriptorsEXT", "pResources");
+        const n1_1 = Array.isArray(u2)
+          ? u2.length
+          : rt.len(u2, "struct", "vkWriteResourceDescriptorsEXT", "pDescriptors");
         if (n1_1 !== n1_0 && u2 != null) {
           rt.mismatch("vkWriteResourceDescriptorsEXT", "pResources", n1_0, "pDescriptors", n1_1);
         }
@@ -28748,12 +29315,16 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        let e2;
         let a2;
-        if (rt.isOne(u1)) {
+        if (
+          Array.isArray(u1) && u1.length === 1 && typeof (e2 = u1[0]) === "object" && e2 !== null &&
+          !Array.isArray(e2) && e2 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(80, 8);
-            W0(m, c, u1[0], 0);
+            W0(m, c, e2, 0);
             a2 = m.at(c);
           } catch (e) {
             a2 = rt.refit(
@@ -28777,12 +29348,16 @@ export function commands() {
             "pSamplers",
             E0,
           );}
+        let e3;
         let a3;
-        if (rt.isOne(u2)) {
+        if (
+          Array.isArray(u2) && u2.length === 1 && typeof (e3 = u2[0]) === "object" && e3 !== null &&
+          !Array.isArray(e3) && e3 instanceof Object
+        ) {
           const top = m.top;
           try {
             const c = m.alloc(16, 8);
-            W1(m, c, u2[0], 0);
+            W1(m, c, e3, 0);
             a3 = m.at(c);
           } catch (e) {
             a3 = rt.refit(
@@ -28806,8 +29381,12 @@ export function commands() {
             "pDescriptors",
             E1,
           );}
-        const n1_0 = rt.len(u1, "struct", "vkWriteSamplerDescriptorsEXT", "pSamplers");
-        const n1_1 = rt.len(u2, "struct", "vkWriteSamplerDescriptorsEXT", "pDescriptors");
+        const n1_0 = Array.isArray(u1)
+          ? u1.length
+          : rt.len(u1, "struct", "vkWriteSamplerDescriptorsEXT", "pSamplers");
+        const n1_1 = Array.isArray(u2)
+          ? u2.length
+          : rt.len(u2, "struct", "vkWriteSamplerDescriptorsEXT", "pDescriptors");
         if (n1_1 !== n1_0 && u2 != null) {
           rt.mismatch("vkWriteSamplerDescriptorsEXT", "pSamplers", n1_0, "pDescriptors", n1_1);
         }
