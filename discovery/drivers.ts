@@ -16,8 +16,8 @@
 import type { DiscoveryMessage } from "./message.ts";
 import { type EnvironmentSnapshot, secureGetenv } from "./environment.ts";
 import { matchesAnyFilter, type NameFilter, parseFilterList } from "./filter.ts";
-import { readManifestFile } from "./manifest_file.ts";
-import { type DriverManifest, parseDriverManifest } from "./driver_manifest.ts";
+import { MAX_MANIFEST_BYTES, parseManifestText, readManifestFile } from "./manifest_file.ts";
+import { type DriverManifest, type DriverManifestResult, parseDriverManifest } from "./driver_manifest.ts";
 import { type DriverPackage, readDriverPackage } from "./packages.ts";
 import {
   baseName,
@@ -36,7 +36,8 @@ import {
   readLoaderSettings,
   type SettingsFileResult,
 } from "./settings_file.ts";
-import { markUncacheable, ScanMemo, snapshotKey } from "./scan_memo.ts";
+import { markUncacheable, observePath, ScanMemo, snapshotKey } from "./scan_memo.ts";
+import { PersistentManifests, type PersistentManifestScan } from "./persistent_manifests.ts";
 import { platformRules } from "./platforms.ts";
 
 /**
@@ -325,6 +326,8 @@ function scanDrivers(processEnv: EnvironmentSnapshot, options: DiscoverDriversOp
   const candidates: DriverCandidate[] = [];
   const drivers: DiscoveredDriver[] = [];
   const seen = new Map<string, DriverOrigin>();
+  const persistent = persistentDriverManifests.scan();
+  const now = Date.now();
 
   const skip = (
     candidate: Omit<DriverCandidate, "status">,
@@ -386,9 +389,9 @@ function scanDrivers(processEnv: EnvironmentSnapshot, options: DiscoverDriversOp
     }
     seen.set(key, origin);
 
-    const file = readManifestFile(manifestPath);
+    const file = readDriverManifestFile(manifestPath, persistent, now);
     warnings.push(...file.warnings);
-    if (!file.ok) {
+    if (file.parsed === undefined) {
       skip(
         { manifestPath, fileName, origin, skip: "file", reason: file.reason, warnings },
         "warn",
@@ -396,7 +399,7 @@ function scanDrivers(processEnv: EnvironmentSnapshot, options: DiscoverDriversOp
       );
       continue;
     }
-    const parsed = parseDriverManifest(file.value, manifestPath);
+    const parsed = file.parsed;
     warnings.push(...parsed.warnings);
     for (const warning of warnings) {
       log("warn", `Driver manifest "${manifestPath}": ${warning}`, manifestPath);
@@ -476,6 +479,7 @@ function scanDrivers(processEnv: EnvironmentSnapshot, options: DiscoverDriversOp
     drivers.push({ ...manifest, origin, ...(pkg === undefined ? {} : { package: pkg }) });
   }
   if (drivers.length === 0) log("warn", "No driver manifest was found or accepted");
+  persistent?.finish();
   return {
     drivers,
     candidates,
@@ -483,6 +487,57 @@ function scanDrivers(processEnv: EnvironmentSnapshot, options: DiscoverDriversOp
     locations,
     ...(deviceConfigurations === undefined ? {} : { deviceConfigurations }),
   };
+}
+
+/** One driver manifest file as read: the file's warnings, and the parse or why the file is unusable. */
+interface DriverFileRead {
+  readonly warnings: readonly string[];
+  readonly parsed?: DriverManifestResult;
+  readonly reason?: string;
+}
+
+/** The modules whose code makes a driver manifest's record from its bytes. */
+const PARSER_SOURCES = [
+  "./drivers.ts",
+  "./persistent_manifests.ts",
+  "./manifest_file.ts",
+  "./jsonc.ts",
+  "./driver_manifest.ts",
+  "./search_paths.ts",
+  "./platforms.ts",
+].map((path) => new URL(path, import.meta.url));
+
+const persistentDriverManifests = new PersistentManifests<DriverFileRead>("driver-manifests", PARSER_SOURCES);
+
+/**
+ * Reads and parses the driver manifest at `path`, or takes it from the persistent cache when its stamp is
+ * the one it was read under (persistent_manifests.ts); a file this process read is added to it.
+ */
+function readDriverManifestFile(
+  path: string,
+  persistent: PersistentManifestScan<DriverFileRead> | undefined,
+  now: number,
+): DriverFileRead {
+  // Also stamps the file for the scan memo (scan_memo.ts).
+  const stamp = observePath(path);
+  const kept = persistent?.get(path, stamp);
+  if (kept !== undefined) return kept;
+  let bytes: Uint8Array | undefined;
+  if (stamp.kind === "file" && stamp.size <= MAX_MANIFEST_BYTES) {
+    try {
+      bytes = Deno.readFileSync(path);
+    } catch {
+      bytes = undefined;
+    }
+  }
+  // The slow path words every failure the way the shared reader does.
+  const file = bytes === undefined ? readManifestFile(path) : parseManifestText(bytes, path);
+  const read: DriverFileRead = file.ok
+    ? { warnings: file.warnings, parsed: parseDriverManifest(file.value, path) }
+    : { warnings: file.warnings, reason: file.reason };
+  // Only what the file's bytes made: a file this process could not read may be readable by another.
+  if (bytes !== undefined) persistent?.add(path, stamp, read, now);
+  return read;
 }
 
 /** `env` with every driver variable unset; `ignored` hears each one that was set. */

@@ -1,6 +1,6 @@
 /**
- * The per-process cache of parsed layer manifests, kept by path, kind and file stamp, so a scan after a
- * change parses only what changed.
+ * The cache of parsed layer manifests, kept by path, kind and file stamp, so a scan after a change parses only
+ * what changed: per process, and across processes in the persistent cache (persistent_manifests.ts).
  *
  * @example Reading one manifest through the cache
  * ```ts
@@ -22,6 +22,7 @@ import {
   readManifestFile,
 } from "./manifest_file.ts";
 import { clearScanMemos, observePath, RACY_WINDOW_MS } from "./scan_memo.ts";
+import { PersistentManifests, type PersistentManifestScan } from "./persistent_manifests.ts";
 
 /**
  * One manifest file as read: its layers, skipped layers and messages, or why the whole file was skipped.
@@ -63,6 +64,35 @@ interface CacheEntry extends LayerFileRead {
 
 const manifestCache = new Map<string, CacheEntry>();
 
+/** The modules whose code makes a layer manifest's record from its bytes. */
+const PARSER_SOURCES = [
+  "./layer_manifest_cache.ts",
+  "./persistent_manifests.ts",
+  "./manifest_file.ts",
+  "./jsonc.ts",
+  "./layer_manifest.ts",
+  "./layer_manifest_fields.ts",
+  "./layer_manifest_types.ts",
+  "./platforms.ts",
+].map((path) => new URL(path, import.meta.url));
+
+const persistentManifests = new PersistentManifests<LayerFileRead>("layer-manifests", PARSER_SOURCES);
+
+/**
+ * One scan's use of the layer manifests in the persistent cache (`undefined` when it is off); pass it to
+ * {@linkcode readLayerManifestCached} for each file, then call its `finish`.
+ *
+ * @example Usage
+ * ```ts
+ * import { persistentLayerManifests } from "./layer_manifest_cache.ts";
+ * const scan = persistentLayerManifests();
+ * scan?.finish();
+ * ```
+ */
+export function persistentLayerManifests(): PersistentManifestScan<LayerFileRead> | undefined {
+  return persistentManifests.scan();
+}
+
 /**
  * Forgets every cached manifest, and the kept scans built on them (scan_memo.ts); tests use it to compare
  * warm and cold results.
@@ -75,13 +105,15 @@ const manifestCache = new Map<string, CacheEntry>();
  */
 export function clearLayerManifestCache(): void {
   manifestCache.clear();
+  persistentManifests.forget();
   clearScanMemos();
 }
 
 /**
  * Reads the layer manifest at `path` as found implicit or explicit, from the cache when `useCache` is set
- * and the file's stamp is unchanged, else by parsing it (and keeping it unless it changed within the racy
- * window before `now`). Stamps the file for the scan memo either way, and counts the read in `counts`.
+ * and the file's stamp is unchanged (this process's, else `persistent`'s), else by parsing it (and keeping it
+ * unless it changed within the racy window before `now`). Stamps the file for the scan memo either way, and
+ * counts the read in `counts`.
  *
  * @example Usage
  * ```ts
@@ -97,26 +129,36 @@ export function readLayerManifestCached(
   useCache: boolean,
   now: number,
   counts: LayerManifestReadCounts,
+  persistent?: PersistentManifestScan<LayerFileRead>,
 ): LayerFileRead {
   const key = (implicit ? "i:" : "e:") + path;
   // Also stamps the file for the scan memo (scan_memo.ts).
   const stamp = observePath(path);
-  if (useCache && stamp.kind === "file") {
-    const cached = manifestCache.get(key);
-    if (cached !== undefined && cached.stamp === stamp.text) {
-      counts.cached++;
-      return cached;
-    }
+  if (!useCache || stamp.kind !== "file") {
+    counts.parsed++;
+    return readLayerFile(path, implicit, pointerBits, stamp).read;
   }
-  const entry = readLayerFile(path, implicit, pointerBits, stamp);
-  counts.parsed++;
-  if (useCache && stamp.kind === "file") {
-    // A file written within the racy window may change again within the same tick unseen.
-    if (now - stamp.changedMs > RACY_WINDOW_MS) {
-      manifestCache.set(key, { stamp: stamp.text, ...entry });
-    } else {
-      manifestCache.delete(key);
-    }
+  const cached = manifestCache.get(key);
+  if (cached !== undefined && cached.stamp === stamp.text) {
+    counts.cached++;
+    return cached;
+  }
+  const persistentKey = `${pointerBits}${key}`;
+  let entry = persistent?.get(persistentKey, stamp);
+  if (entry !== undefined) {
+    counts.cached++;
+  } else {
+    const file = readLayerFile(path, implicit, pointerBits, stamp);
+    entry = file.read;
+    counts.parsed++;
+    // Only what the file's bytes made: a file this process could not read may be readable by another.
+    if (file.fromBytes) persistent?.add(persistentKey, stamp, entry, now);
+  }
+  // A file written within the racy window may change again within the same tick unseen.
+  if (now - stamp.changedMs > RACY_WINDOW_MS) {
+    manifestCache.set(key, { stamp: stamp.text, ...entry });
+  } else {
+    manifestCache.delete(key);
   }
   return entry;
 }
@@ -126,7 +168,7 @@ function readLayerFile(
   implicit: boolean,
   pointerBits: 32 | 64,
   stat: FileStamp,
-): LayerFileRead {
+): { read: LayerFileRead; fromBytes: boolean } {
   let bytes: Uint8Array | undefined;
   if (stat.kind === "file" && stat.size <= MAX_MANIFEST_BYTES) {
     try {
@@ -139,7 +181,13 @@ function readLayerFile(
   const file: ManifestFileResult = bytes === undefined
     ? readManifestFile(path)
     : parseManifestText(bytes, path);
-  if (!file.ok) return { result: { layers: [], skipped: [], messages: [] }, fileReason: file.reason };
+  const fromBytes = bytes !== undefined;
+  if (!file.ok) {
+    return {
+      read: { result: { layers: [], skipped: [], messages: [] }, fileReason: file.reason },
+      fromBytes,
+    };
+  }
   const parsed = parseLayerManifest(file.value, {
     manifestPath: path,
     implicit,
@@ -151,5 +199,5 @@ function readLayerFile(
     category: "layer",
     text: `Layer manifest "${path}": ${w}`,
   }));
-  return { result: { ...parsed, messages: [...warnings, ...parsed.messages] } };
+  return { read: { result: { ...parsed, messages: [...warnings, ...parsed.messages] } }, fromBytes };
 }

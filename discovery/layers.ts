@@ -20,7 +20,13 @@ import {
   readLayerFilters,
 } from "./_layer_filters.ts";
 import { isOverrideLayer, type LayerManifest, type LayerMessage } from "./layer_manifest.ts";
-import { type LayerManifestReadCounts, readLayerManifestCached } from "./layer_manifest_cache.ts";
+import {
+  type LayerFileRead,
+  type LayerManifestReadCounts,
+  persistentLayerManifests,
+  readLayerManifestCached,
+} from "./layer_manifest_cache.ts";
+import type { PersistentManifestScan } from "./persistent_manifests.ts";
 import { validateMetaLayers } from "./meta_layers.ts";
 import { RACY_WINDOW_MS as SCAN_RACY_WINDOW_MS, ScanMemo, snapshotKey } from "./scan_memo.ts";
 import { readLoaderSettings, type SettingsFileResult } from "./settings_file.ts";
@@ -215,6 +221,7 @@ function scanLayers(env: EnvironmentSnapshot, options: DiscoverLayersOptions): L
   }
   const explicitScan = scanSearchLocations(explicitLocations, rules, isLayerManifestName);
   kept.push(...reader.readAll(explicitScan.files, false));
+  reader.finish();
 
   // First occurrence of a name wins (L05).
   const byName = new Map<string, LayerManifest>();
@@ -429,9 +436,11 @@ class ManifestReader implements LayerManifestReadCounts {
   readonly #pointerBits: 32 | 64;
   readonly #messages: LayerMessage[];
   readonly #candidates: LayerCandidate[];
+  readonly #persistent: PersistentManifestScan<LayerFileRead> | undefined;
 
   constructor(options: DiscoverLayersOptions, messages: LayerMessage[], candidates: LayerCandidate[]) {
     this.#useCache = options.cache ?? true;
+    this.#persistent = this.#useCache ? persistentLayerManifests() : undefined;
     this.#pointerBits = options.pointerBits ?? 64;
     this.#messages = messages;
     this.#candidates = candidates;
@@ -448,6 +457,7 @@ class ManifestReader implements LayerManifestReadCounts {
         this.#useCache,
         now,
         this,
+        this.#persistent,
       );
       const source = file.location.source;
       if (fileReason !== undefined) {
@@ -490,6 +500,11 @@ class ManifestReader implements LayerManifestReadCounts {
       }
     }
     return out;
+  }
+
+  /** Keeps what this scan parsed for the next process (persistent_manifests.ts). */
+  finish(): void {
+    this.#persistent?.finish();
   }
 }
 

@@ -29,6 +29,8 @@ export interface FileStamp {
   readonly size: number;
   /** The later of the modification and change times, in milliseconds since the epoch (`-Infinity` when none). */
   readonly changedMs: number;
+  /** `st_mode`: the type and permission bits (0 when the path could not be stamped). */
+  readonly mode: number;
 }
 
 // struct statx (linux/stat.h, the same on every architecture): stx_mode u16 at 28, stx_ino u64 at 32,
@@ -88,7 +90,7 @@ function cPath(path: string): Uint8Array<ArrayBuffer> {
 }
 
 function failed(kind: FileKind, detail: string | number): FileStamp {
-  return { text: `!${detail}`, kind, size: 0, changedMs: -Infinity };
+  return { text: `!${detail}`, kind, size: 0, changedMs: -Infinity, mode: 0 };
 }
 
 function kindOfMode(mode: number): FileKind {
@@ -113,6 +115,7 @@ function viaStatx(lib: NonNullable<typeof libc>, path: string): FileStamp {
     kind: kindOfMode(mode),
     size,
     changedMs: Math.max(ms * 1000 + mn / 1e6, cs * 1000 + cn / 1e6),
+    mode,
   };
 }
 
@@ -131,6 +134,7 @@ function viaDeno(path: string): FileStamp {
     kind: info.isFile ? "file" : info.isDirectory ? "folder" : "other",
     size: info.size,
     changedMs: Math.max(m, c),
+    mode: info.mode ?? 0,
   };
 }
 

@@ -156,10 +156,36 @@ export function cachedBytesIn(
   make: () => Uint8Array,
 ): Uint8Array {
   if (folder === undefined) return make();
-  const file = `${folder}/${name}`;
-  const kept = readEntry(file, key);
+  const kept = readCacheEntry(folder, name, key);
   if (kept !== undefined) return kept;
   const made = make();
-  if (granted({ name: "write", path: folder })) writeEntry(folder, file, key, made);
+  writeCacheEntry(folder, name, key, made);
   return made;
+}
+
+/**
+ * The payload kept as `name` in `folder` when it was made for `key` and is whole; else `undefined`.
+ *
+ * @example Usage
+ * ```ts
+ * import { readCacheEntry } from "./persistent_cache.ts";
+ * console.log(readCacheEntry("/nonexistent", "example", "v1")); // undefined
+ * ```
+ */
+export function readCacheEntry(folder: string, name: string, key: string): Uint8Array | undefined {
+  return readEntry(`${folder}/${name}`, key);
+}
+
+/**
+ * Keeps `payload` as `name` in `folder` for `key`, through a temp file and a rename; nothing when the folder
+ * cannot be written.
+ *
+ * @example Usage
+ * ```ts
+ * import { writeCacheEntry } from "./persistent_cache.ts";
+ * writeCacheEntry("/proc/vkdeno-cache", "example", "v1", new Uint8Array([1])); // refused, silently
+ * ```
+ */
+export function writeCacheEntry(folder: string, name: string, key: string, payload: Uint8Array): void {
+  if (granted({ name: "write", path: folder })) writeEntry(folder, `${folder}/${name}`, key, payload);
 }
