@@ -241,8 +241,7 @@ export function putAddress(m: Scratch, o: number, a: number): void {
 
 /** The pointer at byte `o`: a pointer object, or null for 0. */
 export function getPointer(m: Scratch, o: number): Deno.PointerValue {
-  if (m.u32[o >> 2] === 0 && m.u32[(o >> 2) + 1] === 0) return null;
-  return Deno.UnsafePointer.create(m.u64[o >> 3]!);
+  return m.readPointer(o);
 }
 
 /** Writes a bit-field of `width` bits at bit `shift` of the 32-bit unit at byte `o`. */
