@@ -15,6 +15,8 @@
 import { emitStubObject, STUB_SIZE } from "../ffi/elf.ts";
 import { EmittedObject } from "../ffi/emitted_object.ts";
 import { hasX86_64Helpers } from "../ffi/host.ts";
+import { emitterIdentity } from "../ffi/dispatch.ts";
+import { cachedBytes, codeIdentity } from "../ffi/persistent_cache.ts";
 
 const SYMBOL = "vkdeno_set_loader_data";
 
@@ -67,10 +69,16 @@ export function nativeSetLoaderData(): Deno.PointerValue {
   loaded = { fn: null, keep: undefined };
   if (!hasX86_64Helpers()) return null;
   try {
-    const { bytes, textAddress } = emitStubObject([SYMBOL, `${SYMBOL}_tail`], "x86_64");
-    if (X86_64_CODE.length > 2 * STUB_SIZE) throw new RangeError("set-loader-data code does not fit");
-    bytes.fill(0xcc, textAddress, textAddress + 2 * STUB_SIZE);
-    bytes.set(X86_64_CODE, textAddress);
+    // Kept in the persistent cache: the emitter's first run cost a first instance ~1 ms of CPU, where the
+    // two stub objects come from the cache (docs/performance.md).
+    const key = `${emitterIdentity()}${codeIdentity([new URL(import.meta.url)])}`;
+    const bytes = cachedBytes("stubs-loader-data-x86_64", key, () => {
+      const { bytes, textAddress } = emitStubObject([SYMBOL, `${SYMBOL}_tail`], "x86_64");
+      if (X86_64_CODE.length > 2 * STUB_SIZE) throw new RangeError("set-loader-data code does not fit");
+      bytes.fill(0xcc, textAddress, textAddress + 2 * STUB_SIZE);
+      bytes.set(X86_64_CODE, textAddress);
+      return bytes;
+    });
     // Never closed: layers may keep the pointer.
     const object = EmittedObject.open(bytes, { name: "vkdeno-loader-data", permanent: true });
     const fn = object.library.symbolAddress(SYMBOL);
