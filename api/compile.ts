@@ -167,14 +167,17 @@ export const RUNTIME = {
    */
   ended: new WeakMap<object, string>(),
   /**
-   * Bumped at every handle {@linkcode RUNTIME.end}s: a command that saw its dispatchable handle pass at this
-   * epoch skips the lookup while it is unchanged (an ended handle never comes back).
+   * Bumped at every dispatchable handle {@linkcode RUNTIME.end}s: a command that saw its dispatchable handle
+   * pass at this epoch skips the lookup while it is unchanged (an ended handle never comes back).
    */
   epoch: 0,
-  /** Records that `h` ended, for `why`. */
-  end(h: object, why: string): void {
+  /**
+   * Records that `h` ended, for `why`; `dispatchable` (an instance, device or command buffer, or one that may
+   * be) bumps the {@linkcode RUNTIME.epoch}, which ending a buffer or an image need not.
+   */
+  end(h: object, why: string, dispatchable: boolean): void {
     RUNTIME.ended.set(h, why);
-    RUNTIME.epoch++;
+    if (dispatchable) RUNTIME.epoch++;
   },
   gone(h: unknown, command: string, param: string): never {
     const at = Deno.UnsafePointer.value(h as Deno.PointerValue).toString(16);

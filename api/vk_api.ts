@@ -57,13 +57,23 @@ function adopt(parent: unknown, child: Deno.PointerObject): void {
   parentOf.set(child, parent);
 }
 
+/** The destroy and free commands that end a dispatchable handle (the commands' passed-handle checks see it). */
+const ENDS_DISPATCHABLE: ReadonlySet<string> = new Set([
+  "vkDestroyInstance",
+  "vkDestroyDevice",
+  "vkFreeCommandBuffers",
+]);
+
 /** Ends `h` for `why`, and its children (transitively) as destroyed with it: a `type` destroyed by `command`. */
 function end(h: Deno.PointerObject, why: string, type: () => string, command: string): void {
-  RUNTIME.end(h, why);
+  // Its parent and children looked up before it is recorded: a handle no table holds yet has no identity
+  // hash, and a lookup of such a key returns at once.
   const parent = parentOf.get(h);
   if (parent) childrenOf.get(parent)?.delete(h);
+  const children = childrenOf.has(h);
+  RUNTIME.end(h, why, ENDS_DISPATCHABLE.has(command));
   // The message (an address read, ~150 ns) only for a handle that has children.
-  if (childrenOf.has(h)) {
+  if (children) {
     endChildren(
       h,
       `was destroyed with its ${type()} 0x${address(h).toString(16)} (${command} through VkApi)`,
@@ -78,7 +88,7 @@ function endChildren(h: Deno.PointerObject, why: string): void {
   childrenOf.delete(h);
   for (const child of children) {
     parentOf.delete(child);
-    RUNTIME.end(child, why);
+    RUNTIME.end(child, why, true);
     endChildren(child, why);
   }
 }

@@ -236,11 +236,11 @@ if (import.meta.main && Deno.args[0] === "--garbage-case") {
     // for a device), the scratch's enter and leave; an array of handles one lookup per handle for its address.
     const floors: Record<string, string> = {
       [groups[4]!.name]:
-        "the raw call is ~37 ns; the guard's device lookup, VkApi's lookup and scratch, and " +
-        "the smallest one-handle array write add ~70 ns measured apart (docs/performance.md)",
+        "the raw call is ~22-37 ns; the scratch's enter and leave (~14 ns), the one-handle write (~12), " +
+        "the handle checks (~6) and the call through the command's function add ~30-50 ns (docs/performance.md)",
       [groups[7]!.name]:
-        "a destroy records the handle in a WeakMap (to refuse a second destroy): a new key " +
-        "each time, ~250-550 ns; the create writes the struct and runs the checks (docs/performance.md)",
+        "a destroy records the handle in a WeakMap (to refuse a second destroy): a new key each time; " +
+        "the raw pair plus that one WeakMap.set alone is 2.3-2.7x the raw pair (docs/performance.md)",
     };
     const targets: Target[] = groups.filter((g) => g.cases.some((c) => c.name === IDIOMATIC)).map((g) => ({
       label: `${g.name}: idiomatic / ${RAW}`,

@@ -44,7 +44,9 @@ export type ChainFor<N extends VkStructName> = N extends keyof VkStructChains ? 
  *   from the array when not given; two arrays sharing one count must agree.
  * - `pNext` accepts a pointer, one object with a `type` naming its struct (which may carry its own
  *   `pNext`), or a list of such objects, linked in order.
- * - Unknown member names throw, so typos do not pass silently.
+ * - Unknown member names throw, so typos do not pass silently; so do a 32-bit integer member given a number
+ *   that does not fit (`-1` for a `uint32_t`, `1.5`) and a null element in an array of handles that vk.xml
+ *   requires valid.
  *
  * @example Instance create info
  * ```ts
@@ -58,8 +60,8 @@ export type ChainFor<N extends VkStructName> = N extends keyof VkStructChains ? 
  * console.log(readStruct("VkInstanceCreateInfo", info).enabledExtensionCount); // 1
  * ```
  * @throws {TypeError} If `name` is not a struct, a member is unknown, or a value has the wrong shape.
- * @throws {RangeError} If a string or array does not fit its fixed-size member, or arrays sharing a
- * count member differ in length.
+ * @throws {RangeError} If a string or array does not fit its fixed-size member, arrays sharing a count
+ * member differ in length, or a 32-bit integer member is given a number that does not fit it.
  */
 export function writeStruct<N extends VkStructName>(
   arena: Arena,
