@@ -9,19 +9,21 @@ import { fnFromPointer } from "../ffi/library.ts";
 import type { ChainStubs } from "./stubs.ts";
 import type { Pointer } from "../ffi/memory.ts";
 
-/** The names looked up for every device-level command: its name, then its aliases. */
-interface DeviceNames {
+/** The names looked up for every command of a level: its name, then its aliases (per level's rule below). */
+interface LevelNames {
+  readonly text: readonly string[];
+  /** Per command: its slot. */
+  readonly slots: Uint32Array;
+  /** Per command: where its names start in `text`, and the end of the last one's (`count + 1` entries). */
+  readonly firsts: Uint32Array;
+}
+
+/** The names as C strings, for a native lookup: made the first time a level is asked from C. */
+interface NativeNames {
   /** `const char* names[count]`, kept alive with the strings it points to. */
   readonly array: BigUint64Array<ArrayBuffer>;
   /** Each name, NUL-terminated: views of one buffer. */
   readonly strings: readonly Uint8Array[];
-  readonly text: readonly string[];
-  /** Where each name is in `text`. */
-  readonly index: ReadonlyMap<string, number>;
-  /** Per command: its slot. */
-  readonly slots: Uint32Array;
-  /** Per command: where its names start in `array`, and the end of the last one's (`count + 1` entries). */
-  readonly firsts: Uint32Array;
 }
 
 /**
@@ -42,10 +44,12 @@ export interface FilledCommands {
  */
 type FilledLevel = "device" | "physical_device" | "instance_table";
 
-const names = new Map<FilledLevel, DeviceNames>();
+const names = new Map<FilledLevel, LevelNames>();
+const native = new Map<FilledLevel, NativeNames>();
+const indexes = new Map<FilledLevel, ReadonlyMap<string, number>>();
 const encoder = new TextEncoder();
 
-function commandNames(level: FilledLevel): DeviceNames {
+function commandNames(level: FilledLevel): LevelNames {
   const made = names.get(level);
   if (made) return made;
   const text: string[] = [];
@@ -65,6 +69,19 @@ function commandNames(level: FilledLevel): DeviceNames {
     text.push(info.name, ...info.aliases);
   }
   firsts.push(text.length);
+  const out = { text, slots: Uint32Array.from(slots), firsts: Uint32Array.from(firsts) };
+  names.set(level, out);
+  return out;
+}
+
+/**
+ * The level's names in C: made only when C is asked (a first instance without layers asks the loader's own
+ * link in TypeScript, and its C names cost ~0.5 ms of CPU there).
+ */
+function nativeNames(level: FilledLevel): NativeNames {
+  const made = native.get(level);
+  if (made) return made;
+  const text = commandNames(level).text;
   // Every name, NUL-terminated, in one buffer: one pointer object for all of them, the array's entries
   // computed from its address as two 32-bit words, low first (the little-endian hosts stubs exist for). A
   // buffer, a pointer object and a BigInt per name cost ~0.4 ms more of CPU per level's first fill.
@@ -81,16 +98,16 @@ function commandNames(level: FilledLevel): DeviceNames {
     words[i * 2 + 1] = Math.floor((base + at) / 2 ** 32);
     at = end + 1;
   });
-  const out = {
-    array,
-    strings,
-    text,
-    index: new Map(text.map((name, i) => [name, i])),
-    slots: Uint32Array.from(slots),
-    firsts: Uint32Array.from(firsts),
-  };
-  names.set(level, out);
+  const out = { array, strings };
+  native.set(level, out);
   return out;
+}
+
+/** Where each of the level's names is in its `text`: made for the first device's answers. */
+function nameIndex(level: FilledLevel): ReadonlyMap<string, number> {
+  let index = indexes.get(level);
+  if (!index) indexes.set(level, index = new Map(commandNames(level).text.map((name, i) => [name, i])));
+  return index;
 }
 
 /**
@@ -187,11 +204,12 @@ export function deviceCommandAnswers(
 ): ((name: string) => Pointer | undefined) | undefined {
   const fill = stubs.unwrap.fillTable;
   if (!fill) return undefined;
-  const n = commandNames("device");
-  const out = new BigUint64Array(n.array.length);
-  fill(gdpa, handle, Deno.UnsafePointer.of(n.array), n.array.length, out);
+  const c = nativeNames("device");
+  const index = nameIndex("device");
+  const out = new BigUint64Array(c.array.length);
+  fill(gdpa, handle, Deno.UnsafePointer.of(c.array), c.array.length, out);
   return (name) => {
-    const i = n.index.get(name);
+    const i = index.get(name);
     if (i === undefined) return undefined;
     return out[i] === 0n ? null : Deno.UnsafePointer.create(out[i]!);
   };
@@ -204,7 +222,7 @@ const askedMasks = new WeakMap<(name: string) => boolean, Map<FilledLevel, Uint8
  * Which of the level's names `asks` takes, worked out once per predicate (it depends on the name alone):
  * a device fill is made at every vkCreateDevice, and asking ~500 names each time showed in the profile.
  */
-function askedNames(level: FilledLevel, n: DeviceNames, asks: (name: string) => boolean): Uint8Array {
+function askedNames(level: FilledLevel, n: LevelNames, asks: (name: string) => boolean): Uint8Array {
   let perLevel = askedMasks.get(asks);
   if (!perLevel) askedMasks.set(asks, perLevel = new Map());
   let mask = perLevel.get(level);
@@ -227,13 +245,14 @@ function fillCommands(
   },
 ): FilledCommands {
   const n = commandNames(level);
-  const out = new BigUint64Array(n.array.length);
+  const c = nativeNames(level);
+  const out = new BigUint64Array(c.array.length);
   const fill = stubs.unwrap.fillTable;
   if (fill) {
-    fill(gdpa, handle, Deno.UnsafePointer.of(n.array), n.array.length, out);
+    fill(gdpa, handle, Deno.UnsafePointer.of(c.array), c.array.length, out);
   } else {
     const fn = fnFromPointer(gdpa, GET_PROC_ADDR);
-    n.strings.forEach((s, i) => out[i] = BigInt(Deno.UnsafePointer.value(fn.call(handle, s))));
+    c.strings.forEach((s, i) => out[i] = BigInt(Deno.UnsafePointer.value(fn.call(handle, s))));
   }
   const asked = slow ? askedNames(level, n, slow.asks) : undefined;
   const fns = new BigUint64Array(n.slots.length);
