@@ -60,8 +60,11 @@ export function create<N extends keyof VkCreateOutputs>(
   vk: VkCommandSource,
   name: N,
   args: NoInfer<VkCreateArgs[N]>,
-): VkCreateOutputs[N] {
-  return createHandle(vk, name, args as readonly unknown[]) as VkCreateOutputs[N];
+): VkCreateOutputs[N];
+// The implementations take `unknown`: a cast from `VkCreateArgs[N]` or to `VkCreateOutputs[N]` relates every
+// create command's tuple or handle, in every `deno check` of a program importing mod.ts (docs/performance.md).
+export function create(vk: VkCommandSource, name: string, args: unknown): unknown {
+  return createHandle(vk, name, args as readonly unknown[]);
 }
 
 /**
@@ -100,8 +103,9 @@ export function createMany<N extends keyof VkCreateManyOutputs>(
   name: N,
   args: NoInfer<VkCreateArgs[N]>,
   count: number,
-): VkCreateManyOutputs[N][] {
-  return createHandles(vk, name, args as readonly unknown[], count) as VkCreateManyOutputs[N][];
+): VkCreateManyOutputs[N][];
+export function createMany(vk: VkCommandSource, name: string, args: unknown, count: number): unknown[] {
+  return createHandles(vk, name, args as readonly unknown[], count);
 }
 
 /** {@linkcode createMany} without its types, as {@linkcode createHandle}. */

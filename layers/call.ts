@@ -80,12 +80,16 @@ export type ChainLink = ExtendingStruct;
 /** The struct a parameter typed `P` points to (`unknown` for an untyped parameter, `never` for no struct). */
 export type PointedStruct<P> = NonNullable<P> extends { readonly [structType]?: infer S } ? S : never;
 
+// `infer S extends keyof VkStructChains` below, not `PointedStruct<P> extends keyof VkStructChains`: checking
+// the latter's `ChainRead<PointedStruct<P>>` relates it to the constraint over every struct name
+// (docs/performance.md).
+
 /**
  * A struct of the pNext chain of the struct a parameter typed `P` points to, as {@linkcode CallContext.chain}
  * reads it: a union on `type` of the structs that may extend it ({@linkcode ExtendingStruct} for any command).
  */
 export type ExtendingStructRead<P> = unknown extends PointedStruct<P> ? ExtendingStruct
-  : PointedStruct<P> extends keyof VkStructChains ? ChainRead<PointedStruct<P>>
+  : PointedStruct<P> extends infer S extends keyof VkStructChains ? ChainRead<S>
   : ExtendingStruct;
 
 /** @deprecated Use {@linkcode ExtendingStructRead} ("link" names a link of the layer chain). */
@@ -96,7 +100,7 @@ export type ChainLinkRead<P> = ExtendingStructRead<P>;
  * extend the struct it points to, with their members (any `{ type, ...members }` for any command).
  */
 export type ExtendingStructInput<P> = unknown extends PointedStruct<P> ? ChainInput
-  : PointedStruct<P> extends keyof VkStructChains ? VkExtendingStructOf<PointedStruct<P>>
+  : PointedStruct<P> extends infer S extends keyof VkStructChains ? VkExtendingStructOf<S>
   : never;
 
 /** @deprecated Use {@linkcode ExtendingStructInput} ("link" names a link of the layer chain). */

@@ -118,7 +118,8 @@ export function provide<C extends LayerCommand>(
   command: C,
   fn: LayerCommandFunction<C>,
 ): CommandImplementation {
-  return { command, fn: fn as (...args: never[]) => unknown };
+  // Through `unknown`: comparing the two signatures evaluates Deno's FFI parameter types (docs/performance.md).
+  return { command, fn: fn as unknown as (...args: never[]) => unknown };
 }
 
 /**

@@ -368,5 +368,5 @@ export function everyCommand(
       if (name !== "vkGetInstanceProcAddr" && name !== "vkGetDeviceProcAddr") out[name] = hooks;
     }
   }
-  return out as Intercepts;
+  return out as unknown as Intercepts; // a direct cast relates CommandHooks to each command's (docs/performance.md)
 }
