@@ -3,8 +3,9 @@
 // write throws naming the struct, the member and the index, and through VkApi the command and the parameter
 // too, before the driver is called (docs/behaviour.md V12).
 import { deepStrictEqual as assertEquals, throws as assertThrows } from "node:assert/strict";
-import { Arena, readPointer, readStruct, VkApi, Vulkan, writeStruct } from "../../mod.ts";
+import { Arena, readPointer, readStruct, Vulkan, writeStruct } from "../../mod.ts";
 import { MockDriver, mockEnvironment } from "../../testing/mod.ts";
+import { withVkDevice } from "../support/vk_device.ts";
 
 const isolated = mockEnvironment();
 globalThis.addEventListener("unload", () => isolated.remove());
@@ -74,19 +75,15 @@ Deno.test("writeStruct writes VK_NULL_HANDLE where vk.xml lets the elements be n
 Deno.test("an idiomatic command given a struct with a null handle element throws naming the command and parameter, and the driver is not called", () => {
   using mock = new MockDriver({ record: true, onProblem: () => {} });
   using raw = Vulkan.load({ drivers: [mock], env: isolated.env });
-  using vk = VkApi.of(raw).scope();
-  const instance = vk.createInstance({});
-  const [gpu] = vk.enumeratePhysicalDevices(instance);
-  const device = vk.createDevice(gpu!, {
-    pQueueCreateInfos: [{ queueFamilyIndex: 0, pQueuePriorities: [1] }],
-  });
-  const queue = vk.getDeviceQueue(device, 0, 0);
-  const untyped = vk as unknown as Record<string, (...args: unknown[]) => unknown>;
-  assertThrows(() => untyped.queueSubmit!(queue, [{ pCommandBuffers: [null] }], null), {
-    name: "TypeError",
-    message: `Cannot call "vkQueueSubmit": parameter "pSubmits": ${
-      NULL_ELEMENT("VkSubmitInfo", "pCommandBuffers", 0, "VkCommandBuffer", "null")
-    }`,
+  withVkDevice(raw, (vk, device) => {
+    const queue = vk.getDeviceQueue(device, 0, 0);
+    const untyped = vk as unknown as Record<string, (...args: unknown[]) => unknown>;
+    assertThrows(() => untyped.queueSubmit!(queue, [{ pCommandBuffers: [null] }], null), {
+      name: "TypeError",
+      message: `Cannot call "vkQueueSubmit": parameter "pSubmits": ${
+        NULL_ELEMENT("VkSubmitInfo", "pCommandBuffers", 0, "VkCommandBuffer", "null")
+      }`,
+    });
   });
   assertEquals(mock.callCount("vkQueueSubmit"), 0);
 });

@@ -2,8 +2,9 @@
 // struct and the member, never keeping the low bits of a number silently (docs/behaviour.md V14). A negative
 // bitwise result for an unsigned member is refused too, with the message saying how to make it unsigned.
 import { deepStrictEqual as assertEquals, throws as assertThrows } from "node:assert/strict";
-import { Arena, readStruct, VkApi, Vulkan, writeStruct } from "../../mod.ts";
+import { Arena, readStruct, Vulkan, writeStruct } from "../../mod.ts";
 import { MockDriver, mockEnvironment } from "../../testing/mod.ts";
+import { withVkDevice } from "../support/vk_device.ts";
 
 const isolated = mockEnvironment();
 globalThis.addEventListener("unload", () => isolated.remove());
@@ -75,16 +76,12 @@ Deno.test("an int32_t member refuses what does not fit int32_t, in arrays of num
 Deno.test("an idiomatic command given an out-of-range member throws naming the command and parameter, and the driver is not called", () => {
   using mock = new MockDriver({ record: true, onProblem: () => {} });
   using raw = Vulkan.load({ drivers: [mock], env: isolated.env });
-  using vk = VkApi.of(raw).scope();
-  const instance = vk.createInstance({});
-  const [gpu] = vk.enumeratePhysicalDevices(instance);
-  const device = vk.createDevice(gpu!, {
-    pQueueCreateInfos: [{ queueFamilyIndex: 0, pQueuePriorities: [1] }],
-  });
-  assertThrows(() => vk.createBuffer(device, { size: 16n, usage: 2 ** 32 + 5 } as never), {
-    name: "RangeError",
-    message:
-      `Cannot call "vkCreateBuffer": parameter "pCreateInfo": Cannot write "4294967301" to member "usage" of "VkBufferCreateInfo": ${UNSIGNED}`,
+  withVkDevice(raw, (vk, device) => {
+    assertThrows(() => vk.createBuffer(device, { size: 16n, usage: 2 ** 32 + 5 } as never), {
+      name: "RangeError",
+      message:
+        `Cannot call "vkCreateBuffer": parameter "pCreateInfo": Cannot write "4294967301" to member "usage" of "VkBufferCreateInfo": ${UNSIGNED}`,
+    });
   });
   assertEquals(mock.callCount("vkCreateBuffer"), 0);
 });
