@@ -16,7 +16,7 @@
 import type { DiscoveryMessage } from "./message.ts";
 import { type EnvironmentSnapshot, secureGetenv } from "./environment.ts";
 import { matchesAnyFilter, type NameFilter, parseFilterList } from "./filter.ts";
-import { MAX_MANIFEST_BYTES, parseManifestText, readManifestFile } from "./manifest_file.ts";
+import { readStampedManifest } from "./manifest_file.ts";
 import { type DriverManifest, type DriverManifestResult, parseDriverManifest } from "./driver_manifest.ts";
 import { type DriverPackage, readDriverPackage } from "./packages.ts";
 import {
@@ -522,21 +522,12 @@ function readDriverManifestFile(
   const stamp = observePath(path);
   const kept = persistent?.get(path, stamp);
   if (kept !== undefined) return kept;
-  let bytes: Uint8Array | undefined;
-  if (stamp.kind === "file" && stamp.size <= MAX_MANIFEST_BYTES) {
-    try {
-      bytes = Deno.readFileSync(path);
-    } catch {
-      bytes = undefined;
-    }
-  }
-  // The slow path words every failure the way the shared reader does.
-  const file = bytes === undefined ? readManifestFile(path) : parseManifestText(bytes, path);
+  const { file, fromBytes } = readStampedManifest(path, stamp);
   const read: DriverFileRead = file.ok
     ? { warnings: file.warnings, parsed: parseDriverManifest(file.value, path) }
     : { warnings: file.warnings, reason: file.reason };
   // Only what the file's bytes made: a file this process could not read may be readable by another.
-  if (bytes !== undefined) persistent?.add(path, stamp, read, now);
+  if (fromBytes) persistent?.add(path, stamp, read, now);
   return read;
 }
 

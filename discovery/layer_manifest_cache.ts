@@ -15,12 +15,7 @@
 
 import type { FileStamp } from "../ffi/file_stamp.ts";
 import { type LayerManifestResult, type LayerMessage, parseLayerManifest } from "./layer_manifest.ts";
-import {
-  type ManifestFileResult,
-  MAX_MANIFEST_BYTES,
-  parseManifestText,
-  readManifestFile,
-} from "./manifest_file.ts";
+import { readStampedManifest } from "./manifest_file.ts";
 import { clearScanMemos, observePath, RACY_WINDOW_MS } from "./scan_memo.ts";
 import { PersistentManifests, type PersistentManifestScan } from "./persistent_manifests.ts";
 
@@ -167,21 +162,9 @@ function readLayerFile(
   path: string,
   implicit: boolean,
   pointerBits: 32 | 64,
-  stat: FileStamp,
+  stamp: FileStamp,
 ): { read: LayerFileRead; fromBytes: boolean } {
-  let bytes: Uint8Array | undefined;
-  if (stat.kind === "file" && stat.size <= MAX_MANIFEST_BYTES) {
-    try {
-      bytes = Deno.readFileSync(path);
-    } catch {
-      bytes = undefined;
-    }
-  }
-  // The slow path lets the shared reader word every failure the same way for drivers and layers.
-  const file: ManifestFileResult = bytes === undefined
-    ? readManifestFile(path)
-    : parseManifestText(bytes, path);
-  const fromBytes = bytes !== undefined;
+  const { file, fromBytes } = readStampedManifest(path, stamp);
   if (!file.ok) {
     return {
       read: { result: { layers: [], skipped: [], messages: [] }, fileReason: file.reason },

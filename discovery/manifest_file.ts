@@ -17,6 +17,7 @@ import { formatApiVersion } from "../vk/api_version.ts";
 import { openByBytes } from "../ffi/raw_files.ts";
 import { MAX_JSONC_DEPTH, readJsonc } from "./jsonc.ts";
 import { observePath } from "./scan_memo.ts";
+import type { FileStamp } from "../ffi/file_stamp.ts";
 
 /** Manifests whose file name is not valid UTF-8: the lossy path discovery reports -> folder and name bytes. */
 const rawFileNames = new Map<string, { readonly dir: string; readonly name: Uint8Array }>();
@@ -151,6 +152,36 @@ export function readManifestFile(path: string, options: ReadManifestOptions = {}
     return failure(path, `file is larger than the ${maxBytes}-byte limit for manifests`);
   }
   return parseManifestText(bytes, path);
+}
+
+/**
+ * Reads and parses the manifest at `path`, stamped by the caller (for the scan memo): its bytes when the stamp
+ * shows a file within {@linkcode MAX_MANIFEST_BYTES}, else through {@linkcode readManifestFile}, which words
+ * every failure. `fromBytes`: the result is what the file's bytes parse to, whoever reads them (not a failure
+ * to open it), so a later process may be given it (persistent_manifests.ts). Never throws.
+ *
+ * @example Usage
+ * ```ts
+ * import { readStampedManifest } from "./manifest_file.ts";
+ * import { fileStamp } from "../ffi/file_stamp.ts";
+ * const { file, fromBytes } = readStampedManifest("/nonexistent/a.json", fileStamp("/nonexistent/a.json"));
+ * console.log(file.ok, fromBytes); // false false
+ * ```
+ */
+export function readStampedManifest(
+  path: string,
+  stamp: FileStamp,
+): { readonly file: ManifestFileResult; readonly fromBytes: boolean } {
+  if (stamp.kind === "file" && stamp.size <= MAX_MANIFEST_BYTES) {
+    let bytes: Uint8Array | undefined;
+    try {
+      bytes = Deno.readFileSync(path);
+    } catch {
+      bytes = undefined;
+    }
+    if (bytes !== undefined) return { file: parseManifestText(bytes, path), fromBytes: true };
+  }
+  return { file: readManifestFile(path), fromBytes: false };
 }
 
 /**

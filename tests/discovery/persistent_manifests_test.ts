@@ -8,17 +8,11 @@
 
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { MockEnvironment } from "../support/mock.ts";
+import { DENO_DIR } from "../support/deno_dir.ts";
 import { RACY_WINDOW_MS } from "../../discovery/scan_memo.ts";
 
 const CHILD = new URL("../support/layers_child.ts", import.meta.url).pathname;
 const ENTRIES = ["driver-manifests", "layer-manifests"];
-
-/** Deno's cache folder, so a child with its own HOME does not compile every module again. */
-const DENO_DIR = (() => {
-  const out = new Deno.Command(Deno.execPath(), { args: ["info", "--json"], stdout: "piped", stderr: "null" })
-    .outputSync();
-  return (JSON.parse(new TextDecoder().decode(out.stdout)) as { denoDir: string }).denoDir;
-})();
 
 interface Seen {
   /** The child's JSON line: records, layers and devices. */

@@ -10,15 +10,9 @@ import { cachedBytesIn } from "../../ffi/persistent_cache.ts";
 import { emitterIdentity } from "../../ffi/dispatch.ts";
 import { cacheFolderOf, hasX86_64Helpers } from "../../ffi/host.ts";
 import { MockEnvironment } from "../support/mock.ts";
+import { DENO_DIR } from "../support/deno_dir.ts";
 
 const CHILD = new URL("../support/cache_child.ts", import.meta.url).pathname;
-
-/** Deno's cache folder, so a child with its own HOME does not compile every module again. */
-const DENO_DIR = (() => {
-  const out = new Deno.Command(Deno.execPath(), { args: ["info", "--json"], stdout: "piped", stderr: "null" })
-    .outputSync();
-  return (JSON.parse(new TextDecoder().decode(out.stdout)) as { denoDir: string }).denoDir;
-})();
 
 interface FirstInstance {
   devices: string[];
