@@ -43,6 +43,12 @@ interface HandleParam {
   readonly root: boolean;
 }
 
+/** An input array of handles (`const VkFence* pFences`), checked element by element in checked mode. */
+interface HandleArrayParam extends HandleParam {
+  /** How many handles the call passes. */
+  readonly count: (args: readonly unknown[]) => number;
+}
+
 interface OutputParam {
   /** The command writing it. */
   readonly command: string;
@@ -61,6 +67,8 @@ interface Plan {
   /** Index of the `pAllocator` parameter (`const VkAllocationCallbacks*`), or -1. */
   readonly allocator: number;
   readonly handles: readonly HandleParam[];
+  /** Input handle arrays: checked mode checks each element as it checks a handle parameter. */
+  readonly arrays: readonly HandleArrayParam[];
   readonly outputs: readonly OutputParam[];
   /** The handles a destroy or free command ends (the last handle parameter, scalar or array). */
   readonly destroys: ((args: readonly unknown[]) => HandleKey[]) | undefined;
@@ -191,7 +199,11 @@ export class HandleChecker implements HandleChecks {
    */
   wrap(name: string, fn: Fn): Fn {
     const plan = this.#plan(name);
-    if (!plan || (plan.handles.length === 0 && (!this.checked || plan.outputs.length === 0))) return fn;
+    if (
+      !plan ||
+      (plan.handles.length === 0 &&
+        (!this.checked || (plan.outputs.length === 0 && plan.arrays.length === 0)))
+    ) return fn;
     if (!this.checked) {
       return (...args: unknown[]) => {
         this.#check(name, plan, args);
@@ -404,7 +416,42 @@ export class HandleChecker implements HandleChecks {
       const owner = this.#checkOne(command, p, value, context);
       context ??= owner;
     }
+    if (this.checked) {
+      for (const p of plan.arrays) {
+        context = this.#checkElements(command, p, args, context);
+      }
+    }
     return context;
+  }
+
+  /**
+   * Checks each handle of input array `p` as a handle parameter (destroyed, another kind, another device's);
+   * a null element is left to the driver and the validation layers (vk.xml lets some arrays hold them).
+   */
+  #checkElements(command: string, p: HandleArrayParam, args: readonly unknown[], context: Owner | undefined) {
+    const list = args[p.index] as Deno.PointerValue | undefined;
+    const n = list === null || list === undefined ? 0 : p.count(args);
+    for (let i = 0; i < n; i++) {
+      const word = readU64(list!, i * 8);
+      if (word === 0n) continue;
+      const element = { ...p, name: `${p.name}[${i}]` };
+      const k = handleKey(word);
+      const [owner, tracked] = this.#lookup(command, element, k);
+      if (tracked) this.#sameOwner(command, element, k, owner!, context);
+      context ??= owner;
+    }
+    return context;
+  }
+
+  /** Throws when tracked handle `k` of `p`, owned by `owner`, belongs to another device or instance. */
+  #sameOwner(command: string, p: HandleParam, k: HandleKey, owner: Owner, context: Owner | undefined): void {
+    if (context === undefined || owner === context || !sameKind(owner, context)) return;
+    const kind = "physicalDevice" in owner ? "VkDevice" : "VkInstance";
+    throw new TypeError(
+      `${command}: ${p.name} ${handleText(k)} belongs to another ${kind} (${
+        handleText(handleKey(owner.address))
+      })`,
+    );
   }
 
   #now(): number {
@@ -424,14 +471,7 @@ export class HandleChecker implements HandleChecks {
       [owner, tracked] = this.#lookup(command, p, k);
       this.#passed.set(value, { epoch: now, type: p.type, owner });
     }
-    if (tracked && context !== undefined && owner !== context && sameKind(owner!, context)) {
-      const kind = "physicalDevice" in owner! ? "VkDevice" : "VkInstance";
-      throw new TypeError(
-        `${command}: ${p.name} ${
-          handleText(handleKey(value as Deno.PointerObject))
-        } belongs to another ${kind} (${handleText(handleKey(owner!.address))})`,
-      );
-    }
+    if (tracked) this.#sameOwner(command, p, handleKey(value as Deno.PointerObject), owner!, context);
     return owner;
   }
 
@@ -642,14 +682,18 @@ function isKnown(r: HandleMaps, type: string, k: HandleKey): boolean {
 /** The plan of a command with parameters `params`. */
 function makePlan(name: string, params: readonly ParamInfo[]): Plan {
   const handles: HandleParam[] = [];
+  const arrays: HandleArrayParam[] = [];
   const outputs: OutputParam[] = [];
   let destroys: Plan["destroys"] = undefined;
   const indexOf = (name: string) => params.findIndex((p) => p.name === name);
   params.forEach((p, index) => {
     if (!HANDLES[p.type]) return;
     const type = canonicalHandle(p.type);
-    if (p.pointer === 0) {
-      handles.push({ index, name: p.name, type, optional: p.optional === true, root: ROOTS.has(type) });
+    const handle = { index, name: p.name, type, optional: p.optional === true, root: ROOTS.has(type) };
+    if (p.pointer === 0) handles.push(handle);
+    else if (p.pointer === 1 && p.const) {
+      const count = countOf(p, params, indexOf);
+      if (count && p.len !== undefined) arrays.push({ ...handle, count });
     } else if (p.pointer === 1 && !p.const) {
       const count = countOf(p, params, indexOf);
       if (count) outputs.push({ command: name, index, type, count, parent: parentOf(type, params) });
@@ -675,6 +719,7 @@ function makePlan(name: string, params: readonly ParamInfo[]): Plan {
     arity: params.length,
     allocator: outputs.length > 0 ? allocator : -1,
     handles,
+    arrays,
     outputs,
     destroys,
   };
