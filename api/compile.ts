@@ -21,6 +21,8 @@ import {
 } from "../vk/marshal.ts";
 
 import {
+  int32Expected,
+  int32Value,
   isPointerObject,
   isWideNumber,
   readScalar,
@@ -422,6 +424,18 @@ export const RUNTIME = {
    * A 64-bit integer parameter given as something other than a bigint (the generated code passes a bigint
    * on without a call): a safe integer number, not negative for an unsigned type, or a pointer's address.
    */
+  /**
+   * A 32-bit integer parameter given as other than a number that fits (the command's own test failed): a
+   * boolean or a bigint that fits, as a number, else the error naming command and parameter (docs/behaviour.md
+   * V14), where Deno's FFI would name neither.
+   */
+  int32(v: unknown, signed: boolean, command: string, param: string): number {
+    const n = int32Value(v, signed);
+    if (n !== undefined) return n;
+    const message = `${at(command, param)} expected ${int32Expected(v, signed)}, got ${shown(v)}`;
+    if (typeof v === "number" || typeof v === "bigint") throw new RangeError(message);
+    return fail(message);
+  },
   wide(v: unknown, signed: boolean, command: string, param: string): number | bigint {
     if (typeof v === "bigint" || (typeof v === "number" && isWideNumber(v, signed))) return v;
     if (v === null || isPointerObject(v)) return Deno.UnsafePointer.value(v);

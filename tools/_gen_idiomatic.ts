@@ -259,13 +259,19 @@ class Analyzer {
     if (p.dims.length) return ["fix", this.#ffi(p.type), p.dims.reduce((a, b) => a * b, 1)];
     if (p.pointer === 0) {
       if (p.type === "VkBool32") return ["b"];
-      // A 64-bit integer also taken as a number carries its kind, for the run-time check.
-      const wide = this.#wide(p.type);
-      if (!opt) return wide ? ["v", undefined, wide] : ["v"];
-      // vk.xml allows 0 (VK_NULL_HANDLE for a handle): the default when left out.
+      // A 64-bit integer also taken as a number carries its kind, for the run-time check; a 32-bit one its
+      // own (u32 or i32), for the range test.
       const ffi = this.#ffi(p.type);
-      const zero = ffi === "pointer" ? "null" : ffi === "u64" || ffi === "i64" ? "0n" : "0";
-      return wide ? ["v", zero, wide] : ["v", zero];
+      const kind = this.#wide(p.type) ?? (ffi === "u32" || ffi === "i32" ? ffi : undefined);
+      // vk.xml allows 0 (VK_NULL_HANDLE for a handle): the default when left out.
+      const zero = !opt
+        ? undefined
+        : ffi === "pointer"
+        ? "null"
+        : ffi === "u64" || ffi === "i64"
+        ? "0n"
+        : "0";
+      return kind ? ["v", zero, kind] : zero === undefined ? ["v"] : ["v", zero];
     }
     if (p.type === "VkAllocationCallbacks") return ["n"];
     const len = p.len?.split(",")[0];
@@ -339,7 +345,10 @@ class Analyzer {
           const ts = this.#map.param(p, name);
           inputs.push({
             name: pn,
-            ts: role[2] && !ts.includes("number") ? `${ts} | number` : ts,
+            // A 64-bit integer (not flags or an enum) is also taken as a number.
+            ts: role[2] !== undefined && role[2] !== "u32" && role[2] !== "i32" && !ts.includes("number")
+              ? `${ts} | number`
+              : ts,
             optional: role[1] !== undefined,
           });
           break;

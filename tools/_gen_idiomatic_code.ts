@@ -148,7 +148,18 @@ function commandCode(
       case "v": {
         const value = role[1] === undefined ? u! : `${u} ?? ${role[1]}`;
         if (role[2] === undefined) prep.push(`const a${i} = ${value};`);
-        else {
+        else if (role[2] === "u32" || role[2] === "i32") {
+          // A number that fits goes on as is (a shift and a compare); anything else is converted or refused
+          // naming the command and parameter, where Deno's FFI would name neither.
+          const a = `a${i}`;
+          const misfits = role[2] === "u32" ? `${a} >>> 0 !== ${a}` : `(${a} | 0) !== ${a}`;
+          prep.push(
+            `let ${a} = ${value};`,
+            `if (typeof ${a} !== "number" || ${misfits}) ${a} = rt.int32(${a}, ${role[2] === "i32"}, ${
+              q(name)
+            }, ${P});`,
+          );
+        } else {
           // A bigint goes on as is; anything else is checked (a number must be a safe integer).
           const signed = role[2] === "i64" || role[2] === "isize";
           prep.push(

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { isPointerObject, isWideNumber, scalarExpects } from "./scalar.ts";
+import { int32Expected, int32Value, isPointerObject, isWideNumber, scalarExpects } from "./scalar.ts";
 import type { Scratch } from "../ffi/scratch.ts";
 import { bytesOf, isBytes } from "../ffi/memory.ts";
 import { layoutOf } from "./struct_layout.ts";
@@ -18,7 +18,6 @@ export type StructReaderFn = (m: Scratch, o: number) => Record<string, unknown>;
 export type StructEntry = readonly [StructWriterFn, StructReaderFn, number, number];
 
 const TWO_32 = 4294967296;
-const TWO_31 = 2147483648;
 
 /** A struct's entry by name: set by vk/marshal.ts, which imports the generated index. */
 let entryOf: (name: string) => StructEntry | undefined = () => undefined;
@@ -168,18 +167,13 @@ export function i32(m: Scratch, o: number, v: unknown, struct: string, member: s
  * bigint or a number in range (as {@linkcode u32} and {@linkcode i32} take them), else the error naming it.
  */
 function int32(v: unknown, signed: boolean, struct: string, member: string): number {
-  if (typeof v === "boolean") return v ? 1 : 0;
-  const n = typeof v === "bigint" ? Number(v) : v;
-  if (typeof n !== "number") return badValue(struct, member, v, "a number");
-  if (Number.isInteger(n) && n >= (signed ? -TWO_31 : 0) && n < (signed ? TWO_31 : TWO_32)) return n;
-  const range = signed
-    ? "-2147483648 to 2147483647 (int32_t)"
-    // A negative int32 is what JavaScript's bitwise operators give for bit 31 set (and `~0`).
-    : `0 to 4294967295 (uint32_t)${(n | 0) === n ? "; `x >>> 0` makes a bitwise result unsigned" : ""}`;
+  const n = int32Value(v, signed);
+  if (n !== undefined) return n;
+  if (typeof v !== "number" && typeof v !== "bigint") return badValue(struct, member, v, "a number");
   throw new RangeError(
-    `Cannot write "${typeof v === "bigint" ? `${v}n` : v}" to ${
-      where(struct, member)
-    }: expected an integer from ${range}`,
+    `Cannot write "${typeof v === "bigint" ? `${v}n` : v}" to ${where(struct, member)}: expected ${
+      int32Expected(v, signed)
+    }`,
   );
 }
 

@@ -141,6 +141,44 @@ export function scalarExpects(kind: ScalarKind): string {
 
 const SIGNED: ReadonlySet<ScalarKind> = new Set(["i64", "isize"]);
 
+const TWO_31 = 2147483648;
+const TWO_32 = 4294967296;
+
+/**
+ * A 32-bit integer (a count, an index, flags, an enum) given as `v`: a number that fits, a boolean (1 or 0) or
+ * a bigint that fits, as a number; `undefined` for anything else, which C would truncate to its low bits
+ * without a word (docs/behaviour.md V14; {@linkcode int32Expected} says what was expected).
+ *
+ * @example Usage
+ * ```ts
+ * import { int32Value } from "./scalar.ts";
+ * console.log(int32Value(7, false), int32Value(true, false), int32Value(-1, true)); // 7 1 -1
+ * console.log(int32Value(-1, false), int32Value(1.5, false), int32Value(2 ** 32, false)); // undefined x3
+ * ```
+ */
+export function int32Value(v: unknown, signed: boolean): number | undefined {
+  if (typeof v === "boolean") return v ? 1 : 0;
+  const n = typeof v === "bigint" ? Number(v) : v;
+  if (typeof n !== "number" || !Number.isInteger(n)) return undefined;
+  return n >= (signed ? -TWO_31 : 0) && n < (signed ? TWO_31 : TWO_32) ? n : undefined;
+}
+
+/**
+ * What a 32-bit integer takes, for the error refusing `v`: the range, and for a negative `uint32_t` (what
+ * JavaScript's bitwise operators give for bit 31 set, and `~0`) that `x >>> 0` makes it unsigned.
+ *
+ * @example Usage
+ * ```ts
+ * import { int32Expected } from "./scalar.ts";
+ * console.log(int32Expected(1.5, false)); // an integer from 0 to 4294967295 (uint32_t)
+ * ```
+ */
+export function int32Expected(v: unknown, signed: boolean): string {
+  if (signed) return "an integer from -2147483648 to 2147483647 (int32_t)";
+  const hint = typeof v === "number" && (v | 0) === v ? "; `x >>> 0` makes a bitwise result unsigned" : "";
+  return `an integer from 0 to 4294967295 (uint32_t)${hint}`;
+}
+
 /**
  * Whether number `n` may stand for a 64-bit integer: a safe integer, not negative for an unsigned type
  * (docs/api.md, "64-bit values"). Past 2^53 a number has already lost digits, and a negative one would wrap

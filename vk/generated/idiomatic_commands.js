@@ -24,7 +24,10 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1;
+      let a1 = u1;
+      if (typeof a1 !== "number" || (a1 | 0) !== a1) {
+        a1 = rt.int32(a1, true, "vkAcquireDrmDisplayEXT", "drmFd");
+      }
       const a2 = u2;
       check(a0, a1, a2);
       const r = fn(a0, a1, a2);
@@ -797,9 +800,15 @@ export function commands() {
       }
       const a0 = u0;
       const a1 = u1;
-      const a2 = u2;
+      let a2 = u2;
+      if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
+        a2 = rt.int32(a2, false, "vkBindOpticalFlowSessionImageNV", "bindingPoint");
+      }
       const a3 = u3 ?? null;
-      const a4 = u4;
+      let a4 = u4;
+      if (typeof a4 !== "number" || a4 >>> 0 !== a4) {
+        a4 = rt.int32(a4, false, "vkBindOpticalFlowSessionImageNV", "layout");
+      }
       check(a0, a1, a2, a3, a4);
       const r = fn(a0, a1, a2, a3, a4);
       if (r < 0) rt.fail(r, "vkBindOpticalFlowSessionImageNV");
@@ -1408,8 +1417,10 @@ export function commands() {
       }
       const a0 = u0;
       const a1 = u1;
-      const a2 = u2;
-      const a3 = u3 ?? 0;
+      let a2 = u2;
+      if (typeof a2 !== "number" || a2 >>> 0 !== a2) a2 = rt.int32(a2, false, "vkCmdBeginQuery", "query");
+      let a3 = u3 ?? 0;
+      if (typeof a3 !== "number" || a3 >>> 0 !== a3) a3 = rt.int32(a3, false, "vkCmdBeginQuery", "flags");
       check(a0, a1, a2, a3);
       fn(a0, a1, a2, a3);
     };
@@ -1426,9 +1437,18 @@ export function commands() {
       }
       const a0 = u0;
       const a1 = u1;
-      const a2 = u2;
-      const a3 = u3 ?? 0;
-      const a4 = u4;
+      let a2 = u2;
+      if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
+        a2 = rt.int32(a2, false, "vkCmdBeginQueryIndexedEXT", "query");
+      }
+      let a3 = u3 ?? 0;
+      if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
+        a3 = rt.int32(a3, false, "vkCmdBeginQueryIndexedEXT", "flags");
+      }
+      let a4 = u4;
+      if (typeof a4 !== "number" || a4 >>> 0 !== a4) {
+        a4 = rt.int32(a4, false, "vkCmdBeginQueryIndexedEXT", "index");
+      }
       check(a0, a1, a2, a3, a4);
       fn(a0, a1, a2, a3, a4);
     };
@@ -1476,7 +1496,10 @@ export function commands() {
             "vkCmdBeginRenderPass",
             "pRenderPassBegin",
           );}
-        const a2 = u2;
+        let a2 = u2;
+        if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
+          a2 = rt.int32(a2, false, "vkCmdBeginRenderPass", "contents");
+        }
         check(a0, a1, a2);
         fn(a0, a1, a2);
       } finally {
@@ -1628,7 +1651,10 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = u1;
+        let a1 = u1;
+        if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+          a1 = rt.int32(a1, false, "vkCmdBeginTransformFeedback2EXT", "firstCounterRange");
+        }
         let e3;
         let a3;
         if (
@@ -1686,7 +1712,10 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = u1;
+        let a1 = u1;
+        if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+          a1 = rt.int32(a1, false, "vkCmdBeginTransformFeedbackEXT", "firstCounterBuffer");
+        }
         let a3, e3;
         if (
           Array.isArray(u2) && u2.length === 1 && typeof (e3 = u2[0]) === "object" && e3 !== null &&
@@ -1847,9 +1876,15 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1;
+      let a1 = u1;
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+        a1 = rt.int32(a1, false, "vkCmdBindDescriptorBufferEmbeddedSamplersEXT", "pipelineBindPoint");
+      }
       const a2 = u2;
-      const a3 = u3;
+      let a3 = u3;
+      if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
+        a3 = rt.int32(a3, false, "vkCmdBindDescriptorBufferEmbeddedSamplersEXT", "set");
+      }
       check(a0, a1, a2, a3);
       fn(a0, a1, a2, a3);
     };
@@ -1926,9 +1961,15 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = u1;
+        let a1 = u1;
+        if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+          a1 = rt.int32(a1, false, "vkCmdBindDescriptorSets", "pipelineBindPoint");
+        }
         const a2 = u2;
-        const a3 = u3;
+        let a3 = u3;
+        if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
+          a3 = rt.int32(a3, false, "vkCmdBindDescriptorSets", "firstSet");
+        }
         let a5, e5;
         if (
           Array.isArray(u4) && u4.length === 1 && typeof (e5 = u4[0]) === "object" && e5 !== null &&
@@ -2030,7 +2071,10 @@ export function commands() {
       const a0 = u0;
       const a1 = u1 ?? null;
       const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, "vkCmdBindIndexBuffer", "offset");
-      const a3 = u3;
+      let a3 = u3;
+      if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
+        a3 = rt.int32(a3, false, "vkCmdBindIndexBuffer", "indexType");
+      }
       check(a0, a1, a2, a3);
       fn(a0, a1, a2, a3);
     };
@@ -2049,7 +2093,10 @@ export function commands() {
       const a1 = u1 ?? null;
       const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, "vkCmdBindIndexBuffer2", "offset");
       const a3 = typeof u3 === "bigint" ? u3 : rt.wide(u3, false, "vkCmdBindIndexBuffer2", "size");
-      const a4 = u4;
+      let a4 = u4;
+      if (typeof a4 !== "number" || a4 >>> 0 !== a4) {
+        a4 = rt.int32(a4, false, "vkCmdBindIndexBuffer2", "indexType");
+      }
       check(a0, a1, a2, a3, a4);
       fn(a0, a1, a2, a3, a4);
     };
@@ -2116,7 +2163,10 @@ export function commands() {
       }
       const a0 = u0;
       const a1 = u1 ?? null;
-      const a2 = u2;
+      let a2 = u2;
+      if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
+        a2 = rt.int32(a2, false, "vkCmdBindInvocationMaskHUAWEI", "imageLayout");
+      }
       check(a0, a1, a2);
       fn(a0, a1, a2);
     };
@@ -2132,7 +2182,10 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1;
+      let a1 = u1;
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+        a1 = rt.int32(a1, false, "vkCmdBindPipeline", "pipelineBindPoint");
+      }
       const a2 = u2;
       check(a0, a1, a2);
       fn(a0, a1, a2);
@@ -2149,9 +2202,15 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1;
+      let a1 = u1;
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+        a1 = rt.int32(a1, false, "vkCmdBindPipelineShaderGroupNV", "pipelineBindPoint");
+      }
       const a2 = u2;
-      const a3 = u3;
+      let a3 = u3;
+      if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
+        a3 = rt.int32(a3, false, "vkCmdBindPipelineShaderGroupNV", "groupIndex");
+      }
       check(a0, a1, a2, a3);
       fn(a0, a1, a2, a3);
     };
@@ -2277,7 +2336,10 @@ export function commands() {
       }
       const a0 = u0;
       const a1 = u1 ?? null;
-      const a2 = u2;
+      let a2 = u2;
+      if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
+        a2 = rt.int32(a2, false, "vkCmdBindShadingRateImageNV", "imageLayout");
+      }
       check(a0, a1, a2);
       fn(a0, a1, a2);
     };
@@ -2347,7 +2409,10 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = u1;
+        let a1 = u1;
+        if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+          a1 = rt.int32(a1, false, "vkCmdBindTransformFeedbackBuffers2EXT", "firstBinding");
+        }
         let e3;
         let a3;
         if (
@@ -2405,7 +2470,10 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = u1;
+        let a1 = u1;
+        if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+          a1 = rt.int32(a1, false, "vkCmdBindTransformFeedbackBuffersEXT", "firstBinding");
+        }
         let a3, e3;
         if (
           Array.isArray(u2) && u2.length === 1 && typeof (e3 = u2[0]) === "object" && e3 !== null &&
@@ -2469,7 +2537,10 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = u1;
+        let a1 = u1;
+        if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+          a1 = rt.int32(a1, false, "vkCmdBindVertexBuffers", "firstBinding");
+        }
         let a3, e3;
         if (
           Array.isArray(u2) && u2.length === 1 && typeof (e3 = u2[0]) === "object" && e3 !== null &&
@@ -2510,7 +2581,10 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = u1;
+        let a1 = u1;
+        if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+          a1 = rt.int32(a1, false, "vkCmdBindVertexBuffers2", "firstBinding");
+        }
         let a3, e3;
         if (
           Array.isArray(u2) && u2.length === 1 && typeof (e3 = u2[0]) === "object" && e3 !== null &&
@@ -2567,7 +2641,10 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = u1;
+        let a1 = u1;
+        if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+          a1 = rt.int32(a1, false, "vkCmdBindVertexBuffers3KHR", "firstBinding");
+        }
         let e3;
         let a3;
         if (
@@ -2628,9 +2705,15 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        const a2 = u2;
+        let a2 = u2;
+        if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
+          a2 = rt.int32(a2, false, "vkCmdBlitImage", "srcImageLayout");
+        }
         const a3 = u3;
-        const a4 = u4;
+        let a4 = u4;
+        if (typeof a4 !== "number" || a4 >>> 0 !== a4) {
+          a4 = rt.int32(a4, false, "vkCmdBlitImage", "dstImageLayout");
+        }
         let e6;
         let a6;
         if (
@@ -2646,7 +2729,8 @@ export function commands() {
             a6 = rt.refit(m, top, e, E0, "VkImageBlit", u5, "vkCmdBlitImage", "pRegions");
           }
         } else a6 = rt.array(m, "struct", "VkImageBlit", u5, false, "vkCmdBlitImage", "pRegions", E0);
-        const a7 = u6;
+        let a7 = u6;
+        if (typeof a7 !== "number" || a7 >>> 0 !== a7) a7 = rt.int32(a7, false, "vkCmdBlitImage", "filter");
         const n5_0 = Array.isArray(u5) ? u5.length : rt.len(u5, "struct", "vkCmdBlitImage", "pRegions");
         const a5 = n5_0;
         check(a0, a1, a2, a3, a4, a5, a6, a7);
@@ -3172,7 +3256,10 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        const a2 = u2;
+        let a2 = u2;
+        if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
+          a2 = rt.int32(a2, false, "vkCmdClearColorImage", "imageLayout");
+        }
         let a3;
         if (typeof u3 === "object" && u3 !== null && !Array.isArray(u3) && u3 instanceof Object) {
           const top = m.top;
@@ -3235,7 +3322,10 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        const a2 = u2;
+        let a2 = u2;
+        if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
+          a2 = rt.int32(a2, false, "vkCmdClearDepthStencilImage", "imageLayout");
+        }
         let a3;
         if (typeof u3 === "object" && u3 !== null && !Array.isArray(u3) && u3 instanceof Object) {
           const top = m.top;
@@ -3480,7 +3570,10 @@ export function commands() {
       const a0 = u0;
       const a1 = u1;
       const a2 = u2;
-      const a3 = u3;
+      let a3 = u3;
+      if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
+        a3 = rt.int32(a3, false, "vkCmdCopyAccelerationStructureNV", "mode");
+      }
       check(a0, a1, a2, a3);
       fn(a0, a1, a2, a3);
     };
@@ -3626,7 +3719,10 @@ export function commands() {
         const a0 = u0;
         const a1 = u1;
         const a2 = u2;
-        const a3 = u3;
+        let a3 = u3;
+        if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
+          a3 = rt.int32(a3, false, "vkCmdCopyBufferToImage", "dstImageLayout");
+        }
         let e5;
         let a5;
         if (
@@ -3744,9 +3840,15 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        const a2 = u2;
+        let a2 = u2;
+        if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
+          a2 = rt.int32(a2, false, "vkCmdCopyImage", "srcImageLayout");
+        }
         const a3 = u3;
-        const a4 = u4;
+        let a4 = u4;
+        if (typeof a4 !== "number" || a4 >>> 0 !== a4) {
+          a4 = rt.int32(a4, false, "vkCmdCopyImage", "dstImageLayout");
+        }
         let e6;
         let a6;
         if (
@@ -3820,7 +3922,10 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        const a2 = u2;
+        let a2 = u2;
+        if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
+          a2 = rt.int32(a2, false, "vkCmdCopyImageToBuffer", "srcImageLayout");
+        }
         const a3 = u3;
         let e5;
         let a5;
@@ -4021,8 +4126,14 @@ export function commands() {
       const a1 = typeof u1 === "bigint"
         ? u1
         : rt.wide(u1, false, "vkCmdCopyMemoryIndirectNV", "copyBufferAddress");
-      const a2 = u2;
-      const a3 = u3;
+      let a2 = u2;
+      if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
+        a2 = rt.int32(a2, false, "vkCmdCopyMemoryIndirectNV", "copyCount");
+      }
+      let a3 = u3;
+      if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
+        a3 = rt.int32(a3, false, "vkCmdCopyMemoryIndirectNV", "stride");
+      }
       check(a0, a1, a2, a3);
       fn(a0, a1, a2, a3);
     };
@@ -4195,9 +4306,15 @@ export function commands() {
         const a1 = typeof u1 === "bigint"
           ? u1
           : rt.wide(u1, false, "vkCmdCopyMemoryToImageIndirectNV", "copyBufferAddress");
-        const a3 = u2;
+        let a3 = u2;
+        if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
+          a3 = rt.int32(a3, false, "vkCmdCopyMemoryToImageIndirectNV", "stride");
+        }
         const a4 = u3;
-        const a5 = u4;
+        let a5 = u4;
+        if (typeof a5 !== "number" || a5 >>> 0 !== a5) {
+          a5 = rt.int32(a5, false, "vkCmdCopyMemoryToImageIndirectNV", "dstImageLayout");
+        }
         let e6;
         let a6;
         if (
@@ -4437,12 +4554,21 @@ export function commands() {
       }
       const a0 = u0;
       const a1 = u1;
-      const a2 = u2;
-      const a3 = u3;
+      let a2 = u2;
+      if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
+        a2 = rt.int32(a2, false, "vkCmdCopyQueryPoolResults", "firstQuery");
+      }
+      let a3 = u3;
+      if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
+        a3 = rt.int32(a3, false, "vkCmdCopyQueryPoolResults", "queryCount");
+      }
       const a4 = u4;
       const a5 = typeof u5 === "bigint" ? u5 : rt.wide(u5, false, "vkCmdCopyQueryPoolResults", "dstOffset");
       const a6 = typeof u6 === "bigint" ? u6 : rt.wide(u6, false, "vkCmdCopyQueryPoolResults", "stride");
-      const a7 = u7 ?? 0;
+      let a7 = u7 ?? 0;
+      if (typeof a7 !== "number" || a7 >>> 0 !== a7) {
+        a7 = rt.int32(a7, false, "vkCmdCopyQueryPoolResults", "flags");
+      }
       check(a0, a1, a2, a3, a4, a5, a6, a7);
       fn(a0, a1, a2, a3, a4, a5, a6, a7);
     };
@@ -4463,8 +4589,14 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        const a2 = u2;
-        const a3 = u3;
+        let a2 = u2;
+        if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
+          a2 = rt.int32(a2, false, "vkCmdCopyQueryPoolResultsToMemoryKHR", "firstQuery");
+        }
+        let a3 = u3;
+        if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
+          a3 = rt.int32(a3, false, "vkCmdCopyQueryPoolResultsToMemoryKHR", "queryCount");
+        }
         let a4;
         if (typeof u4 === "object" && u4 !== null && !Array.isArray(u4) && u4 instanceof Object) {
           const top = m.top;
@@ -4493,8 +4625,14 @@ export function commands() {
             "vkCmdCopyQueryPoolResultsToMemoryKHR",
             "pDstRange",
           );}
-        const a5 = u5 ?? 0;
-        const a6 = u6 ?? 0;
+        let a5 = u5 ?? 0;
+        if (typeof a5 !== "number" || a5 >>> 0 !== a5) {
+          a5 = rt.int32(a5, false, "vkCmdCopyQueryPoolResultsToMemoryKHR", "dstFlags");
+        }
+        let a6 = u6 ?? 0;
+        if (typeof a6 !== "number" || a6 >>> 0 !== a6) {
+          a6 = rt.int32(a6, false, "vkCmdCopyQueryPoolResultsToMemoryKHR", "queryResultFlags");
+        }
         check(a0, a1, a2, a3, a4, a5, a6);
         fn(a0, a1, a2, a3, a4, a5, a6);
       } finally {
@@ -4851,8 +4989,14 @@ export function commands() {
       const a3 = typeof u3 === "bigint"
         ? u3
         : rt.wide(u3, false, "vkCmdDecompressMemoryIndirectCountEXT", "indirectCommandsCountAddress");
-      const a4 = u4;
-      const a5 = u5;
+      let a4 = u4;
+      if (typeof a4 !== "number" || a4 >>> 0 !== a4) {
+        a4 = rt.int32(a4, false, "vkCmdDecompressMemoryIndirectCountEXT", "maxDecompressionCount");
+      }
+      let a5 = u5;
+      if (typeof a5 !== "number" || a5 >>> 0 !== a5) {
+        a5 = rt.int32(a5, false, "vkCmdDecompressMemoryIndirectCountEXT", "stride");
+      }
       check(a0, a1, a2, a3, a4, a5);
       fn(a0, a1, a2, a3, a4, a5);
     };
@@ -4874,7 +5018,10 @@ export function commands() {
       const a2 = typeof u2 === "bigint"
         ? u2
         : rt.wide(u2, false, "vkCmdDecompressMemoryIndirectCountNV", "indirectCommandsCountAddress");
-      const a3 = u3;
+      let a3 = u3;
+      if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
+        a3 = rt.int32(a3, false, "vkCmdDecompressMemoryIndirectCountNV", "stride");
+      }
       check(a0, a1, a2, a3);
       fn(a0, a1, a2, a3);
     };
@@ -4949,9 +5096,12 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1;
-      const a2 = u2;
-      const a3 = u3;
+      let a1 = u1;
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) a1 = rt.int32(a1, false, "vkCmdDispatch", "groupCountX");
+      let a2 = u2;
+      if (typeof a2 !== "number" || a2 >>> 0 !== a2) a2 = rt.int32(a2, false, "vkCmdDispatch", "groupCountY");
+      let a3 = u3;
+      if (typeof a3 !== "number" || a3 >>> 0 !== a3) a3 = rt.int32(a3, false, "vkCmdDispatch", "groupCountZ");
       check(a0, a1, a2, a3);
       fn(a0, a1, a2, a3);
     };
@@ -4967,12 +5117,30 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1;
-      const a2 = u2;
-      const a3 = u3;
-      const a4 = u4;
-      const a5 = u5;
-      const a6 = u6;
+      let a1 = u1;
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+        a1 = rt.int32(a1, false, "vkCmdDispatchBase", "baseGroupX");
+      }
+      let a2 = u2;
+      if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
+        a2 = rt.int32(a2, false, "vkCmdDispatchBase", "baseGroupY");
+      }
+      let a3 = u3;
+      if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
+        a3 = rt.int32(a3, false, "vkCmdDispatchBase", "baseGroupZ");
+      }
+      let a4 = u4;
+      if (typeof a4 !== "number" || a4 >>> 0 !== a4) {
+        a4 = rt.int32(a4, false, "vkCmdDispatchBase", "groupCountX");
+      }
+      let a5 = u5;
+      if (typeof a5 !== "number" || a5 >>> 0 !== a5) {
+        a5 = rt.int32(a5, false, "vkCmdDispatchBase", "groupCountY");
+      }
+      let a6 = u6;
+      if (typeof a6 !== "number" || a6 >>> 0 !== a6) {
+        a6 = rt.int32(a6, false, "vkCmdDispatchBase", "groupCountZ");
+      }
       check(a0, a1, a2, a3, a4, a5, a6);
       fn(a0, a1, a2, a3, a4, a5, a6);
     };
@@ -5288,10 +5456,14 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1;
-      const a2 = u2;
-      const a3 = u3;
-      const a4 = u4;
+      let a1 = u1;
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) a1 = rt.int32(a1, false, "vkCmdDraw", "vertexCount");
+      let a2 = u2;
+      if (typeof a2 !== "number" || a2 >>> 0 !== a2) a2 = rt.int32(a2, false, "vkCmdDraw", "instanceCount");
+      let a3 = u3;
+      if (typeof a3 !== "number" || a3 >>> 0 !== a3) a3 = rt.int32(a3, false, "vkCmdDraw", "firstVertex");
+      let a4 = u4;
+      if (typeof a4 !== "number" || a4 >>> 0 !== a4) a4 = rt.int32(a4, false, "vkCmdDraw", "firstInstance");
       check(a0, a1, a2, a3, a4);
       fn(a0, a1, a2, a3, a4);
     };
@@ -5307,9 +5479,18 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1;
-      const a2 = u2;
-      const a3 = u3;
+      let a1 = u1;
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+        a1 = rt.int32(a1, false, "vkCmdDrawClusterHUAWEI", "groupCountX");
+      }
+      let a2 = u2;
+      if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
+        a2 = rt.int32(a2, false, "vkCmdDrawClusterHUAWEI", "groupCountY");
+      }
+      let a3 = u3;
+      if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
+        a3 = rt.int32(a3, false, "vkCmdDrawClusterHUAWEI", "groupCountZ");
+      }
       check(a0, a1, a2, a3);
       fn(a0, a1, a2, a3);
     };
@@ -5342,11 +5523,26 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1;
-      const a2 = u2;
-      const a3 = u3;
-      const a4 = u4;
-      const a5 = u5;
+      let a1 = u1;
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+        a1 = rt.int32(a1, false, "vkCmdDrawIndexed", "indexCount");
+      }
+      let a2 = u2;
+      if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
+        a2 = rt.int32(a2, false, "vkCmdDrawIndexed", "instanceCount");
+      }
+      let a3 = u3;
+      if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
+        a3 = rt.int32(a3, false, "vkCmdDrawIndexed", "firstIndex");
+      }
+      let a4 = u4;
+      if (typeof a4 !== "number" || (a4 | 0) !== a4) {
+        a4 = rt.int32(a4, true, "vkCmdDrawIndexed", "vertexOffset");
+      }
+      let a5 = u5;
+      if (typeof a5 !== "number" || a5 >>> 0 !== a5) {
+        a5 = rt.int32(a5, false, "vkCmdDrawIndexed", "firstInstance");
+      }
       check(a0, a1, a2, a3, a4, a5);
       fn(a0, a1, a2, a3, a4, a5);
     };
@@ -5364,8 +5560,14 @@ export function commands() {
       const a0 = u0;
       const a1 = u1;
       const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, "vkCmdDrawIndexedIndirect", "offset");
-      const a3 = u3;
-      const a4 = u4;
+      let a3 = u3;
+      if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
+        a3 = rt.int32(a3, false, "vkCmdDrawIndexedIndirect", "drawCount");
+      }
+      let a4 = u4;
+      if (typeof a4 !== "number" || a4 >>> 0 !== a4) {
+        a4 = rt.int32(a4, false, "vkCmdDrawIndexedIndirect", "stride");
+      }
       check(a0, a1, a2, a3, a4);
       fn(a0, a1, a2, a3, a4);
     };
@@ -5437,8 +5639,14 @@ export function commands() {
       const a4 = typeof u4 === "bigint"
         ? u4
         : rt.wide(u4, false, "vkCmdDrawIndexedIndirectCount", "countBufferOffset");
-      const a5 = u5;
-      const a6 = u6;
+      let a5 = u5;
+      if (typeof a5 !== "number" || a5 >>> 0 !== a5) {
+        a5 = rt.int32(a5, false, "vkCmdDrawIndexedIndirectCount", "maxDrawCount");
+      }
+      let a6 = u6;
+      if (typeof a6 !== "number" || a6 >>> 0 !== a6) {
+        a6 = rt.int32(a6, false, "vkCmdDrawIndexedIndirectCount", "stride");
+      }
       check(a0, a1, a2, a3, a4, a5, a6);
       fn(a0, a1, a2, a3, a4, a5, a6);
     };
@@ -5506,8 +5714,12 @@ export function commands() {
       const a0 = u0;
       const a1 = u1;
       const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, "vkCmdDrawIndirect", "offset");
-      const a3 = u3;
-      const a4 = u4;
+      let a3 = u3;
+      if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
+        a3 = rt.int32(a3, false, "vkCmdDrawIndirect", "drawCount");
+      }
+      let a4 = u4;
+      if (typeof a4 !== "number" || a4 >>> 0 !== a4) a4 = rt.int32(a4, false, "vkCmdDrawIndirect", "stride");
       check(a0, a1, a2, a3, a4);
       fn(a0, a1, a2, a3, a4);
     };
@@ -5560,8 +5772,14 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = u1;
-        const a2 = u2;
+        let a1 = u1;
+        if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+          a1 = rt.int32(a1, false, "vkCmdDrawIndirectByteCount2EXT", "instanceCount");
+        }
+        let a2 = u2;
+        if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
+          a2 = rt.int32(a2, false, "vkCmdDrawIndirectByteCount2EXT", "firstInstance");
+        }
         let a3;
         if (typeof u3 === "object" && u3 !== null && !Array.isArray(u3) && u3 instanceof Object) {
           const top = m.top;
@@ -5590,8 +5808,14 @@ export function commands() {
             "vkCmdDrawIndirectByteCount2EXT",
             "pCounterInfo",
           );}
-        const a4 = u4;
-        const a5 = u5;
+        let a4 = u4;
+        if (typeof a4 !== "number" || a4 >>> 0 !== a4) {
+          a4 = rt.int32(a4, false, "vkCmdDrawIndirectByteCount2EXT", "counterOffset");
+        }
+        let a5 = u5;
+        if (typeof a5 !== "number" || a5 >>> 0 !== a5) {
+          a5 = rt.int32(a5, false, "vkCmdDrawIndirectByteCount2EXT", "vertexStride");
+        }
         check(a0, a1, a2, a3, a4, a5);
         fn(a0, a1, a2, a3, a4, a5);
       } finally {
@@ -5610,14 +5834,26 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1;
-      const a2 = u2;
+      let a1 = u1;
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+        a1 = rt.int32(a1, false, "vkCmdDrawIndirectByteCountEXT", "instanceCount");
+      }
+      let a2 = u2;
+      if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
+        a2 = rt.int32(a2, false, "vkCmdDrawIndirectByteCountEXT", "firstInstance");
+      }
       const a3 = u3;
       const a4 = typeof u4 === "bigint"
         ? u4
         : rt.wide(u4, false, "vkCmdDrawIndirectByteCountEXT", "counterBufferOffset");
-      const a5 = u5;
-      const a6 = u6;
+      let a5 = u5;
+      if (typeof a5 !== "number" || a5 >>> 0 !== a5) {
+        a5 = rt.int32(a5, false, "vkCmdDrawIndirectByteCountEXT", "counterOffset");
+      }
+      let a6 = u6;
+      if (typeof a6 !== "number" || a6 >>> 0 !== a6) {
+        a6 = rt.int32(a6, false, "vkCmdDrawIndirectByteCountEXT", "vertexStride");
+      }
       check(a0, a1, a2, a3, a4, a5, a6);
       fn(a0, a1, a2, a3, a4, a5, a6);
     };
@@ -5639,8 +5875,14 @@ export function commands() {
       const a4 = typeof u4 === "bigint"
         ? u4
         : rt.wide(u4, false, "vkCmdDrawIndirectCount", "countBufferOffset");
-      const a5 = u5;
-      const a6 = u6;
+      let a5 = u5;
+      if (typeof a5 !== "number" || a5 >>> 0 !== a5) {
+        a5 = rt.int32(a5, false, "vkCmdDrawIndirectCount", "maxDrawCount");
+      }
+      let a6 = u6;
+      if (typeof a6 !== "number" || a6 >>> 0 !== a6) {
+        a6 = rt.int32(a6, false, "vkCmdDrawIndirectCount", "stride");
+      }
       check(a0, a1, a2, a3, a4, a5, a6);
       fn(a0, a1, a2, a3, a4, a5, a6);
     };
@@ -5706,9 +5948,18 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1;
-      const a2 = u2;
-      const a3 = u3;
+      let a1 = u1;
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+        a1 = rt.int32(a1, false, "vkCmdDrawMeshTasksEXT", "groupCountX");
+      }
+      let a2 = u2;
+      if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
+        a2 = rt.int32(a2, false, "vkCmdDrawMeshTasksEXT", "groupCountY");
+      }
+      let a3 = u3;
+      if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
+        a3 = rt.int32(a3, false, "vkCmdDrawMeshTasksEXT", "groupCountZ");
+      }
       check(a0, a1, a2, a3);
       fn(a0, a1, a2, a3);
     };
@@ -5832,8 +6083,14 @@ export function commands() {
       const a4 = typeof u4 === "bigint"
         ? u4
         : rt.wide(u4, false, "vkCmdDrawMeshTasksIndirectCountEXT", "countBufferOffset");
-      const a5 = u5;
-      const a6 = u6;
+      let a5 = u5;
+      if (typeof a5 !== "number" || a5 >>> 0 !== a5) {
+        a5 = rt.int32(a5, false, "vkCmdDrawMeshTasksIndirectCountEXT", "maxDrawCount");
+      }
+      let a6 = u6;
+      if (typeof a6 !== "number" || a6 >>> 0 !== a6) {
+        a6 = rt.int32(a6, false, "vkCmdDrawMeshTasksIndirectCountEXT", "stride");
+      }
       check(a0, a1, a2, a3, a4, a5, a6);
       fn(a0, a1, a2, a3, a4, a5, a6);
     };
@@ -5857,8 +6114,14 @@ export function commands() {
       const a4 = typeof u4 === "bigint"
         ? u4
         : rt.wide(u4, false, "vkCmdDrawMeshTasksIndirectCountNV", "countBufferOffset");
-      const a5 = u5;
-      const a6 = u6;
+      let a5 = u5;
+      if (typeof a5 !== "number" || a5 >>> 0 !== a5) {
+        a5 = rt.int32(a5, false, "vkCmdDrawMeshTasksIndirectCountNV", "maxDrawCount");
+      }
+      let a6 = u6;
+      if (typeof a6 !== "number" || a6 >>> 0 !== a6) {
+        a6 = rt.int32(a6, false, "vkCmdDrawMeshTasksIndirectCountNV", "stride");
+      }
       check(a0, a1, a2, a3, a4, a5, a6);
       fn(a0, a1, a2, a3, a4, a5, a6);
     };
@@ -5876,8 +6139,14 @@ export function commands() {
       const a0 = u0;
       const a1 = u1;
       const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, "vkCmdDrawMeshTasksIndirectEXT", "offset");
-      const a3 = u3;
-      const a4 = u4;
+      let a3 = u3;
+      if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
+        a3 = rt.int32(a3, false, "vkCmdDrawMeshTasksIndirectEXT", "drawCount");
+      }
+      let a4 = u4;
+      if (typeof a4 !== "number" || a4 >>> 0 !== a4) {
+        a4 = rt.int32(a4, false, "vkCmdDrawMeshTasksIndirectEXT", "stride");
+      }
       check(a0, a1, a2, a3, a4);
       fn(a0, a1, a2, a3, a4);
     };
@@ -5895,8 +6164,14 @@ export function commands() {
       const a0 = u0;
       const a1 = u1;
       const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, "vkCmdDrawMeshTasksIndirectNV", "offset");
-      const a3 = u3;
-      const a4 = u4;
+      let a3 = u3;
+      if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
+        a3 = rt.int32(a3, false, "vkCmdDrawMeshTasksIndirectNV", "drawCount");
+      }
+      let a4 = u4;
+      if (typeof a4 !== "number" || a4 >>> 0 !== a4) {
+        a4 = rt.int32(a4, false, "vkCmdDrawMeshTasksIndirectNV", "stride");
+      }
       check(a0, a1, a2, a3, a4);
       fn(a0, a1, a2, a3, a4);
     };
@@ -5912,8 +6187,14 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1;
-      const a2 = u2;
+      let a1 = u1;
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+        a1 = rt.int32(a1, false, "vkCmdDrawMeshTasksNV", "taskCount");
+      }
+      let a2 = u2;
+      if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
+        a2 = rt.int32(a2, false, "vkCmdDrawMeshTasksNV", "firstTask");
+      }
       check(a0, a1, a2);
       fn(a0, a1, a2);
     };
@@ -5957,9 +6238,18 @@ export function commands() {
             "pVertexInfo",
             E0,
           );}
-        const a3 = u2;
-        const a4 = u3;
-        const a5 = u4;
+        let a3 = u2;
+        if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
+          a3 = rt.int32(a3, false, "vkCmdDrawMultiEXT", "instanceCount");
+        }
+        let a4 = u3;
+        if (typeof a4 !== "number" || a4 >>> 0 !== a4) {
+          a4 = rt.int32(a4, false, "vkCmdDrawMultiEXT", "firstInstance");
+        }
+        let a5 = u4;
+        if (typeof a5 !== "number" || a5 >>> 0 !== a5) {
+          a5 = rt.int32(a5, false, "vkCmdDrawMultiEXT", "stride");
+        }
         const n1_0 = Array.isArray(u1) ? u1.length : rt.len(u1, "struct", "vkCmdDrawMultiEXT", "pVertexInfo");
         const a1 = n1_0;
         check(a0, a1, a2, a3, a4, a5);
@@ -6017,9 +6307,18 @@ export function commands() {
             "pIndexInfo",
             E0,
           );}
-        const a3 = u2;
-        const a4 = u3;
-        const a5 = u4;
+        let a3 = u2;
+        if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
+          a3 = rt.int32(a3, false, "vkCmdDrawMultiIndexedEXT", "instanceCount");
+        }
+        let a4 = u3;
+        if (typeof a4 !== "number" || a4 >>> 0 !== a4) {
+          a4 = rt.int32(a4, false, "vkCmdDrawMultiIndexedEXT", "firstInstance");
+        }
+        let a5 = u4;
+        if (typeof a5 !== "number" || a5 >>> 0 !== a5) {
+          a5 = rt.int32(a5, false, "vkCmdDrawMultiIndexedEXT", "stride");
+        }
         const a6 = u5 ?? null;
         const n1_0 = Array.isArray(u1)
           ? u1.length
@@ -6107,7 +6406,10 @@ export function commands() {
       }
       const a0 = u0;
       const a1 = u1;
-      const a2 = u2;
+      let a2 = u2;
+      if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
+        a2 = rt.int32(a2, false, "vkCmdEndGpaSampleAMD", "sampleID");
+      }
       check(a0, a1, a2);
       fn(a0, a1, a2);
     };
@@ -6191,7 +6493,8 @@ export function commands() {
       }
       const a0 = u0;
       const a1 = u1;
-      const a2 = u2;
+      let a2 = u2;
+      if (typeof a2 !== "number" || a2 >>> 0 !== a2) a2 = rt.int32(a2, false, "vkCmdEndQuery", "query");
       check(a0, a1, a2);
       fn(a0, a1, a2);
     };
@@ -6208,8 +6511,14 @@ export function commands() {
       }
       const a0 = u0;
       const a1 = u1;
-      const a2 = u2;
-      const a3 = u3;
+      let a2 = u2;
+      if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
+        a2 = rt.int32(a2, false, "vkCmdEndQueryIndexedEXT", "query");
+      }
+      let a3 = u3;
+      if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
+        a3 = rt.int32(a3, false, "vkCmdEndQueryIndexedEXT", "index");
+      }
       check(a0, a1, a2, a3);
       fn(a0, a1, a2, a3);
     };
@@ -6357,7 +6666,10 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = u1;
+        let a1 = u1;
+        if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+          a1 = rt.int32(a1, false, "vkCmdEndTransformFeedback2EXT", "firstCounterRange");
+        }
         let e3;
         let a3;
         if (
@@ -6415,7 +6727,10 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = u1;
+        let a1 = u1;
+        if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+          a1 = rt.int32(a1, false, "vkCmdEndTransformFeedbackEXT", "firstCounterBuffer");
+        }
         let a3, e3;
         if (
           Array.isArray(u2) && u2.length === 1 && typeof (e3 = u2[0]) === "object" && e3 !== null &&
@@ -6666,7 +6981,8 @@ export function commands() {
       const a1 = u1;
       const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, "vkCmdFillBuffer", "dstOffset");
       const a3 = typeof u3 === "bigint" ? u3 : rt.wide(u3, false, "vkCmdFillBuffer", "size");
-      const a4 = u4;
+      let a4 = u4;
+      if (typeof a4 !== "number" || a4 >>> 0 !== a4) a4 = rt.int32(a4, false, "vkCmdFillBuffer", "data");
       check(a0, a1, a2, a3, a4);
       fn(a0, a1, a2, a3, a4);
     };
@@ -6697,8 +7013,12 @@ export function commands() {
             a1 = rt.refit(m, top, e, E0, "VkDeviceAddressRangeKHR", [u1], "vkCmdFillMemoryKHR", "pDstRange");
           }
         } else a1 = rt.struct(m, E0, "VkDeviceAddressRangeKHR", u1, false, "vkCmdFillMemoryKHR", "pDstRange");
-        const a2 = u2 ?? 0;
-        const a3 = u3;
+        let a2 = u2 ?? 0;
+        if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
+          a2 = rt.int32(a2, false, "vkCmdFillMemoryKHR", "dstFlags");
+        }
+        let a3 = u3;
+        if (typeof a3 !== "number" || a3 >>> 0 !== a3) a3 = rt.int32(a3, false, "vkCmdFillMemoryKHR", "data");
         check(a0, a1, a2, a3);
         fn(a0, a1, a2, a3);
       } finally {
@@ -6789,7 +7109,8 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1;
+      let a1 = u1;
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) a1 = rt.int32(a1, false, "vkCmdNextSubpass", "contents");
       check(a0, a1);
       fn(a0, a1);
     };
@@ -6927,9 +7248,18 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = u1 ?? 0;
-        const a2 = u2 ?? 0;
-        const a3 = u3 ?? 0;
+        let a1 = u1 ?? 0;
+        if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+          a1 = rt.int32(a1, false, "vkCmdPipelineBarrier", "srcStageMask");
+        }
+        let a2 = u2 ?? 0;
+        if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
+          a2 = rt.int32(a2, false, "vkCmdPipelineBarrier", "dstStageMask");
+        }
+        let a3 = u3 ?? 0;
+        if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
+          a3 = rt.int32(a3, false, "vkCmdPipelineBarrier", "dependencyFlags");
+        }
         let e5;
         let a5;
         if (
@@ -7204,8 +7534,14 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        const a2 = u2;
-        const a3 = u3;
+        let a2 = u2;
+        if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
+          a2 = rt.int32(a2, false, "vkCmdPushConstants", "stageFlags");
+        }
+        let a3 = u3;
+        if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
+          a3 = rt.int32(a3, false, "vkCmdPushConstants", "offset");
+        }
         let a5;
         if (u4 instanceof Uint8Array && m.top + u4.byteLength + 8 <= m.size) {
           const c = m.alloc(u4.byteLength, 8);
@@ -7321,9 +7657,15 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = u1;
+        let a1 = u1;
+        if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+          a1 = rt.int32(a1, false, "vkCmdPushDescriptorSet", "pipelineBindPoint");
+        }
         const a2 = u2;
-        const a3 = u3;
+        let a3 = u3;
+        if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
+          a3 = rt.int32(a3, false, "vkCmdPushDescriptorSet", "set");
+        }
         let e5;
         let a5;
         if (
@@ -7433,7 +7775,10 @@ export function commands() {
         const a0 = u0;
         const a1 = u1;
         const a2 = u2;
-        const a3 = u3;
+        let a3 = u3;
+        if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
+          a3 = rt.int32(a3, false, "vkCmdPushDescriptorSetWithTemplate", "set");
+        }
         let a4;
         if (u4 instanceof Uint8Array && m.top + u4.byteLength + 8 <= m.size) {
           const c = m.alloc(u4.byteLength, 8);
@@ -7509,7 +7854,8 @@ export function commands() {
       }
       const a0 = u0;
       const a1 = u1;
-      const a2 = u2 ?? 0;
+      let a2 = u2 ?? 0;
+      if (typeof a2 !== "number" || a2 >>> 0 !== a2) a2 = rt.int32(a2, false, "vkCmdResetEvent", "stageMask");
       check(a0, a1, a2);
       fn(a0, a1, a2);
     };
@@ -7543,8 +7889,14 @@ export function commands() {
       }
       const a0 = u0;
       const a1 = u1;
-      const a2 = u2;
-      const a3 = u3;
+      let a2 = u2;
+      if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
+        a2 = rt.int32(a2, false, "vkCmdResetQueryPool", "firstQuery");
+      }
+      let a3 = u3;
+      if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
+        a3 = rt.int32(a3, false, "vkCmdResetQueryPool", "queryCount");
+      }
       check(a0, a1, a2, a3);
       fn(a0, a1, a2, a3);
     };
@@ -7565,9 +7917,15 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        const a2 = u2;
+        let a2 = u2;
+        if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
+          a2 = rt.int32(a2, false, "vkCmdResolveImage", "srcImageLayout");
+        }
         const a3 = u3;
-        const a4 = u4;
+        let a4 = u4;
+        if (typeof a4 !== "number" || a4 >>> 0 !== a4) {
+          a4 = rt.int32(a4, false, "vkCmdResolveImage", "dstImageLayout");
+        }
         let e6;
         let a6;
         if (
@@ -7685,7 +8043,10 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1 ?? 0;
+      let a1 = u1 ?? 0;
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+        a1 = rt.int32(a1, false, "vkCmdSetAttachmentFeedbackLoopEnableEXT", "aspectMask");
+      }
       check(a0, a1);
       fn(a0, a1);
     };
@@ -7752,7 +8113,10 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = u1;
+        let a1 = u1;
+        if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+          a1 = rt.int32(a1, false, "vkCmdSetCoarseSampleOrderNV", "sampleOrderType");
+        }
         let e3;
         let a3;
         if (
@@ -7812,7 +8176,10 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = u1;
+        let a1 = u1;
+        if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+          a1 = rt.int32(a1, false, "vkCmdSetColorBlendAdvancedEXT", "firstAttachment");
+        }
         let e3;
         let a3;
         if (
@@ -7870,7 +8237,10 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = u1;
+        let a1 = u1;
+        if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+          a1 = rt.int32(a1, false, "vkCmdSetColorBlendEnableEXT", "firstAttachment");
+        }
         const a3 = rt.array(
           m,
           "scalar",
@@ -7906,7 +8276,10 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = u1;
+        let a1 = u1;
+        if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+          a1 = rt.int32(a1, false, "vkCmdSetColorBlendEquationEXT", "firstAttachment");
+        }
         let e3;
         let a3;
         if (
@@ -7997,7 +8370,10 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = u1;
+        let a1 = u1;
+        if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+          a1 = rt.int32(a1, false, "vkCmdSetColorWriteMaskEXT", "firstAttachment");
+        }
         let a3;
         if (u2 instanceof Uint32Array && u2.length <= 16 && m.top + 72 <= m.size) {
           const c = m.alloc(u2.length * 4, 8);
@@ -8076,7 +8452,10 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1;
+      let a1 = u1;
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+        a1 = rt.int32(a1, false, "vkCmdSetConservativeRasterizationModeEXT", "conservativeRasterizationMode");
+      }
       check(a0, a1);
       fn(a0, a1);
     };
@@ -8092,7 +8471,10 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1;
+      let a1 = u1;
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+        a1 = rt.int32(a1, false, "vkCmdSetCoverageModulationModeNV", "coverageModulationMode");
+      }
       check(a0, a1);
       fn(a0, a1);
     };
@@ -8162,7 +8544,10 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1;
+      let a1 = u1;
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+        a1 = rt.int32(a1, false, "vkCmdSetCoverageReductionModeNV", "coverageReductionMode");
+      }
       check(a0, a1);
       fn(a0, a1);
     };
@@ -8194,7 +8579,10 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1;
+      let a1 = u1;
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+        a1 = rt.int32(a1, false, "vkCmdSetCoverageToColorLocationNV", "coverageToColorLocation");
+      }
       check(a0, a1);
       fn(a0, a1);
     };
@@ -8210,7 +8598,8 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1 ?? 0;
+      let a1 = u1 ?? 0;
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) a1 = rt.int32(a1, false, "vkCmdSetCullMode", "cullMode");
       check(a0, a1);
       fn(a0, a1);
     };
@@ -8363,7 +8752,10 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = u1;
+        let a1 = u1;
+        if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+          a1 = rt.int32(a1, false, "vkCmdSetDepthClampRangeEXT", "depthClampMode");
+        }
         let a2;
         if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
           const top = m.top;
@@ -8442,7 +8834,10 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1;
+      let a1 = u1;
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+        a1 = rt.int32(a1, false, "vkCmdSetDepthCompareOp", "depthCompareOp");
+      }
       check(a0, a1);
       fn(a0, a1);
     };
@@ -8542,9 +8937,15 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = u1;
+        let a1 = u1;
+        if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+          a1 = rt.int32(a1, false, "vkCmdSetDescriptorBufferOffsetsEXT", "pipelineBindPoint");
+        }
         const a2 = u2;
-        const a3 = u3;
+        let a3 = u3;
+        if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
+          a3 = rt.int32(a3, false, "vkCmdSetDescriptorBufferOffsetsEXT", "firstSet");
+        }
         let a5;
         if (u4 instanceof Uint32Array && u4.length <= 16 && m.top + 72 <= m.size) {
           const c = m.alloc(u4.length * 4, 8);
@@ -8588,7 +8989,10 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1;
+      let a1 = u1;
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+        a1 = rt.int32(a1, false, "vkCmdSetDeviceMask", "deviceMask");
+      }
       check(a0, a1);
       fn(a0, a1);
     };
@@ -8608,7 +9012,10 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = u1;
+        let a1 = u1;
+        if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+          a1 = rt.int32(a1, false, "vkCmdSetDiscardRectangleEXT", "firstDiscardRectangle");
+        }
         let e3;
         let a3;
         if (
@@ -8671,7 +9078,10 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1;
+      let a1 = u1;
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+        a1 = rt.int32(a1, false, "vkCmdSetDiscardRectangleModeEXT", "discardRectangleMode");
+      }
       check(a0, a1);
       fn(a0, a1);
     };
@@ -8738,7 +9148,8 @@ export function commands() {
       }
       const a0 = u0;
       const a1 = u1;
-      const a2 = u2 ?? 0;
+      let a2 = u2 ?? 0;
+      if (typeof a2 !== "number" || a2 >>> 0 !== a2) a2 = rt.int32(a2, false, "vkCmdSetEvent", "stageMask");
       check(a0, a1, a2);
       fn(a0, a1, a2);
     };
@@ -8790,7 +9201,10 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = u1;
+        let a1 = u1;
+        if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+          a1 = rt.int32(a1, false, "vkCmdSetExclusiveScissorEnableNV", "firstExclusiveScissor");
+        }
         const a3 = rt.array(
           m,
           "scalar",
@@ -8826,7 +9240,10 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = u1;
+        let a1 = u1;
+        if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+          a1 = rt.int32(a1, false, "vkCmdSetExclusiveScissorNV", "firstExclusiveScissor");
+        }
         let e3;
         let a3;
         if (
@@ -8891,7 +9308,10 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = u1;
+        let a1 = u1;
+        if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+          a1 = rt.int32(a1, false, "vkCmdSetFragmentShadingRateEnumNV", "shadingRate");
+        }
         const a2 = rt.scalars(m, "u32", u2, 2, "vkCmdSetFragmentShadingRateEnumNV", "combinerOps");
         check(a0, a1, a2);
         fn(a0, a1, a2);
@@ -8962,7 +9382,10 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1;
+      let a1 = u1;
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+        a1 = rt.int32(a1, false, "vkCmdSetFrontFace", "frontFace");
+      }
       check(a0, a1);
       fn(a0, a1);
     };
@@ -8978,7 +9401,10 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1;
+      let a1 = u1;
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+        a1 = rt.int32(a1, false, "vkCmdSetLineRasterizationModeEXT", "lineRasterizationMode");
+      }
       check(a0, a1);
       fn(a0, a1);
     };
@@ -8994,7 +9420,10 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1;
+      let a1 = u1;
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+        a1 = rt.int32(a1, false, "vkCmdSetLineStipple", "lineStippleFactor");
+      }
       const a2 = u2;
       check(a0, a1, a2);
       fn(a0, a1, a2);
@@ -9043,7 +9472,10 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1;
+      let a1 = u1;
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+        a1 = rt.int32(a1, false, "vkCmdSetLogicOpEXT", "logicOp");
+      }
       check(a0, a1);
       fn(a0, a1);
     };
@@ -9075,7 +9507,10 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1;
+      let a1 = u1;
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+        a1 = rt.int32(a1, false, "vkCmdSetPatchControlPointsEXT", "patchControlPoints");
+      }
       check(a0, a1);
       fn(a0, a1);
     };
@@ -9244,7 +9679,10 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1;
+      let a1 = u1;
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+        a1 = rt.int32(a1, false, "vkCmdSetPolygonModeEXT", "polygonMode");
+      }
       check(a0, a1);
       fn(a0, a1);
     };
@@ -9276,7 +9714,10 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1 ?? 0;
+      let a1 = u1 ?? 0;
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+        a1 = rt.int32(a1, false, "vkCmdSetPrimitiveRestartIndexEXT", "primitiveRestartIndex");
+      }
       check(a0, a1);
       fn(a0, a1);
     };
@@ -9292,7 +9733,10 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1;
+      let a1 = u1;
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+        a1 = rt.int32(a1, false, "vkCmdSetPrimitiveTopology", "primitiveTopology");
+      }
       check(a0, a1);
       fn(a0, a1);
     };
@@ -9308,7 +9752,10 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1;
+      let a1 = u1;
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+        a1 = rt.int32(a1, false, "vkCmdSetProvokingVertexModeEXT", "provokingVertexMode");
+      }
       check(a0, a1);
       fn(a0, a1);
     };
@@ -9324,7 +9771,10 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1;
+      let a1 = u1;
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+        a1 = rt.int32(a1, false, "vkCmdSetRasterizationSamplesEXT", "rasterizationSamples");
+      }
       check(a0, a1);
       fn(a0, a1);
     };
@@ -9340,7 +9790,10 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1;
+      let a1 = u1;
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+        a1 = rt.int32(a1, false, "vkCmdSetRasterizationStreamEXT", "rasterizationStream");
+      }
       check(a0, a1);
       fn(a0, a1);
     };
@@ -9372,7 +9825,10 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1;
+      let a1 = u1;
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+        a1 = rt.int32(a1, false, "vkCmdSetRayTracingPipelineStackSizeKHR", "pipelineStackSize");
+      }
       check(a0, a1);
       fn(a0, a1);
     };
@@ -9572,7 +10028,10 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = u1;
+        let a1 = u1;
+        if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+          a1 = rt.int32(a1, false, "vkCmdSetSampleMaskEXT", "samples");
+        }
         let a2;
         if (u2 instanceof Uint32Array && u2.length <= 16 && m.top + 72 <= m.size) {
           const c = m.alloc(u2.length * 4, 8);
@@ -9601,7 +10060,10 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = u1;
+        let a1 = u1;
+        if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+          a1 = rt.int32(a1, false, "vkCmdSetScissor", "firstScissor");
+        }
         let e3;
         let a3;
         if (
@@ -9694,8 +10156,14 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1;
-      const a2 = u2;
+      let a1 = u1;
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+        a1 = rt.int32(a1, false, "vkCmdSetStencilCompareMask", "faceMask");
+      }
+      let a2 = u2;
+      if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
+        a2 = rt.int32(a2, false, "vkCmdSetStencilCompareMask", "compareMask");
+      }
       check(a0, a1, a2);
       fn(a0, a1, a2);
     };
@@ -9711,11 +10179,22 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1;
-      const a2 = u2;
-      const a3 = u3;
-      const a4 = u4;
-      const a5 = u5;
+      let a1 = u1;
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+        a1 = rt.int32(a1, false, "vkCmdSetStencilOp", "faceMask");
+      }
+      let a2 = u2;
+      if (typeof a2 !== "number" || a2 >>> 0 !== a2) a2 = rt.int32(a2, false, "vkCmdSetStencilOp", "failOp");
+      let a3 = u3;
+      if (typeof a3 !== "number" || a3 >>> 0 !== a3) a3 = rt.int32(a3, false, "vkCmdSetStencilOp", "passOp");
+      let a4 = u4;
+      if (typeof a4 !== "number" || a4 >>> 0 !== a4) {
+        a4 = rt.int32(a4, false, "vkCmdSetStencilOp", "depthFailOp");
+      }
+      let a5 = u5;
+      if (typeof a5 !== "number" || a5 >>> 0 !== a5) {
+        a5 = rt.int32(a5, false, "vkCmdSetStencilOp", "compareOp");
+      }
       check(a0, a1, a2, a3, a4, a5);
       fn(a0, a1, a2, a3, a4, a5);
     };
@@ -9731,8 +10210,14 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1;
-      const a2 = u2;
+      let a1 = u1;
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+        a1 = rt.int32(a1, false, "vkCmdSetStencilReference", "faceMask");
+      }
+      let a2 = u2;
+      if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
+        a2 = rt.int32(a2, false, "vkCmdSetStencilReference", "reference");
+      }
       check(a0, a1, a2);
       fn(a0, a1, a2);
     };
@@ -9764,8 +10249,14 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1;
-      const a2 = u2;
+      let a1 = u1;
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+        a1 = rt.int32(a1, false, "vkCmdSetStencilWriteMask", "faceMask");
+      }
+      let a2 = u2;
+      if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
+        a2 = rt.int32(a2, false, "vkCmdSetStencilWriteMask", "writeMask");
+      }
       check(a0, a1, a2);
       fn(a0, a1, a2);
     };
@@ -9781,7 +10272,10 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1;
+      let a1 = u1;
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+        a1 = rt.int32(a1, false, "vkCmdSetTessellationDomainOriginEXT", "domainOrigin");
+      }
       check(a0, a1);
       fn(a0, a1);
     };
@@ -9899,7 +10393,10 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = u1;
+        let a1 = u1;
+        if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+          a1 = rt.int32(a1, false, "vkCmdSetViewport", "firstViewport");
+        }
         let e3;
         let a3;
         if (
@@ -9939,7 +10436,10 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = u1;
+        let a1 = u1;
+        if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+          a1 = rt.int32(a1, false, "vkCmdSetViewportShadingRatePaletteNV", "firstViewport");
+        }
         let e3;
         let a3;
         if (
@@ -9999,7 +10499,10 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = u1;
+        let a1 = u1;
+        if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+          a1 = rt.int32(a1, false, "vkCmdSetViewportSwizzleNV", "firstViewport");
+        }
         let e3;
         let a3;
         if (
@@ -10075,7 +10578,10 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = u1;
+        let a1 = u1;
+        if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+          a1 = rt.int32(a1, false, "vkCmdSetViewportWScalingNV", "firstViewport");
+        }
         let e3;
         let a3;
         if (
@@ -10467,9 +10973,14 @@ export function commands() {
             "vkCmdTraceRaysKHR",
             "pCallableShaderBindingTable",
           );}
-        const a5 = u5;
-        const a6 = u6;
-        const a7 = u7;
+        let a5 = u5;
+        if (typeof a5 !== "number" || a5 >>> 0 !== a5) a5 = rt.int32(a5, false, "vkCmdTraceRaysKHR", "width");
+        let a6 = u6;
+        if (typeof a6 !== "number" || a6 >>> 0 !== a6) {
+          a6 = rt.int32(a6, false, "vkCmdTraceRaysKHR", "height");
+        }
+        let a7 = u7;
+        if (typeof a7 !== "number" || a7 >>> 0 !== a7) a7 = rt.int32(a7, false, "vkCmdTraceRaysKHR", "depth");
         check(a0, a1, a2, a3, a4, a5, a6, a7);
         fn(a0, a1, a2, a3, a4, a5, a6, a7);
       } finally {
@@ -10513,9 +11024,18 @@ export function commands() {
       const a11 = typeof u11 === "bigint"
         ? u11
         : rt.wide(u11, false, "vkCmdTraceRaysNV", "callableShaderBindingStride");
-      const a12 = u12;
-      const a13 = u13;
-      const a14 = u14;
+      let a12 = u12;
+      if (typeof a12 !== "number" || a12 >>> 0 !== a12) {
+        a12 = rt.int32(a12, false, "vkCmdTraceRaysNV", "width");
+      }
+      let a13 = u13;
+      if (typeof a13 !== "number" || a13 >>> 0 !== a13) {
+        a13 = rt.int32(a13, false, "vkCmdTraceRaysNV", "height");
+      }
+      let a14 = u14;
+      if (typeof a14 !== "number" || a14 >>> 0 !== a14) {
+        a14 = rt.int32(a14, false, "vkCmdTraceRaysNV", "depth");
+      }
       check(a0, a1, a2, a3, a4, a5, a6, a7);
       fn(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14);
     };
@@ -10595,7 +11115,10 @@ export function commands() {
             "vkCmdUpdateMemoryKHR",
             "pDstRange",
           );}
-        const a2 = u2 ?? 0;
+        let a2 = u2 ?? 0;
+        if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
+          a2 = rt.int32(a2, false, "vkCmdUpdateMemoryKHR", "dstFlags");
+        }
         let a4;
         if (u3 instanceof Uint8Array && m.top + u3.byteLength + 8 <= m.size) {
           const c = m.alloc(u3.byteLength, 8);
@@ -10624,7 +11147,10 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1;
+      let a1 = u1;
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+        a1 = rt.int32(a1, false, "vkCmdUpdatePipelineIndirectBufferNV", "pipelineBindPoint");
+      }
       const a2 = u2;
       check(a0, a1, a2);
       fn(a0, a1, a2);
@@ -10658,8 +11184,14 @@ export function commands() {
           m.u64[c >> 3] = rt.address(e2);
           a2 = m.at(c);
         } else a2 = rt.handles(m, "VkEvent", u1, false, "vkCmdWaitEvents", "pEvents", false);
-        const a3 = u2 ?? 0;
-        const a4 = u3 ?? 0;
+        let a3 = u2 ?? 0;
+        if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
+          a3 = rt.int32(a3, false, "vkCmdWaitEvents", "srcStageMask");
+        }
+        let a4 = u3 ?? 0;
+        if (typeof a4 !== "number" || a4 >>> 0 !== a4) {
+          a4 = rt.int32(a4, false, "vkCmdWaitEvents", "dstStageMask");
+        }
         let e6;
         let a6;
         if (
@@ -10864,9 +11396,15 @@ export function commands() {
             "pAccelerationStructures",
             false,
           );}
-        const a3 = u2;
+        let a3 = u2;
+        if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
+          a3 = rt.int32(a3, false, "vkCmdWriteAccelerationStructuresPropertiesKHR", "queryType");
+        }
         const a4 = u3;
-        const a5 = u4;
+        let a5 = u4;
+        if (typeof a5 !== "number" || a5 >>> 0 !== a5) {
+          a5 = rt.int32(a5, false, "vkCmdWriteAccelerationStructuresPropertiesKHR", "firstQuery");
+        }
         const n1_0 = Array.isArray(u1)
           ? u1.length
           : rt.len(u1, "handle", "vkCmdWriteAccelerationStructuresPropertiesKHR", "pAccelerationStructures");
@@ -10908,9 +11446,15 @@ export function commands() {
             "pAccelerationStructures",
             false,
           );}
-        const a3 = u2;
+        let a3 = u2;
+        if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
+          a3 = rt.int32(a3, false, "vkCmdWriteAccelerationStructuresPropertiesNV", "queryType");
+        }
         const a4 = u3;
-        const a5 = u4;
+        let a5 = u4;
+        if (typeof a5 !== "number" || a5 >>> 0 !== a5) {
+          a5 = rt.int32(a5, false, "vkCmdWriteAccelerationStructuresPropertiesNV", "firstQuery");
+        }
         const n1_0 = Array.isArray(u1)
           ? u1.length
           : rt.len(u1, "handle", "vkCmdWriteAccelerationStructuresPropertiesNV", "pAccelerationStructures");
@@ -10936,7 +11480,10 @@ export function commands() {
       const a1 = u1 ?? 0n;
       const a2 = u2;
       const a3 = typeof u3 === "bigint" ? u3 : rt.wide(u3, false, "vkCmdWriteBufferMarker2AMD", "dstOffset");
-      const a4 = u4;
+      let a4 = u4;
+      if (typeof a4 !== "number" || a4 >>> 0 !== a4) {
+        a4 = rt.int32(a4, false, "vkCmdWriteBufferMarker2AMD", "marker");
+      }
       check(a0, a1, a2, a3, a4);
       fn(a0, a1, a2, a3, a4);
     };
@@ -10952,10 +11499,16 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1 ?? 0;
+      let a1 = u1 ?? 0;
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+        a1 = rt.int32(a1, false, "vkCmdWriteBufferMarkerAMD", "pipelineStage");
+      }
       const a2 = u2;
       const a3 = typeof u3 === "bigint" ? u3 : rt.wide(u3, false, "vkCmdWriteBufferMarkerAMD", "dstOffset");
-      const a4 = u4;
+      let a4 = u4;
+      if (typeof a4 !== "number" || a4 >>> 0 !== a4) {
+        a4 = rt.int32(a4, false, "vkCmdWriteBufferMarkerAMD", "marker");
+      }
       check(a0, a1, a2, a3, a4);
       fn(a0, a1, a2, a3, a4);
     };
@@ -11040,9 +11593,15 @@ export function commands() {
             "pMicromaps",
             false,
           );}
-        const a3 = u2;
+        let a3 = u2;
+        if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
+          a3 = rt.int32(a3, false, "vkCmdWriteMicromapsPropertiesEXT", "queryType");
+        }
         const a4 = u3;
-        const a5 = u4;
+        let a5 = u4;
+        if (typeof a5 !== "number" || a5 >>> 0 !== a5) {
+          a5 = rt.int32(a5, false, "vkCmdWriteMicromapsPropertiesEXT", "firstQuery");
+        }
         const n1_0 = Array.isArray(u1)
           ? u1.length
           : rt.len(u1, "handle", "vkCmdWriteMicromapsPropertiesEXT", "pMicromaps");
@@ -11065,9 +11624,13 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1;
+      let a1 = u1;
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+        a1 = rt.int32(a1, false, "vkCmdWriteTimestamp", "pipelineStage");
+      }
       const a2 = u2;
-      const a3 = u3;
+      let a3 = u3;
+      if (typeof a3 !== "number" || a3 >>> 0 !== a3) a3 = rt.int32(a3, false, "vkCmdWriteTimestamp", "query");
       check(a0, a1, a2, a3);
       fn(a0, a1, a2, a3);
     };
@@ -11085,7 +11648,10 @@ export function commands() {
       const a0 = u0;
       const a1 = u1 ?? 0n;
       const a2 = u2;
-      const a3 = u3;
+      let a3 = u3;
+      if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
+        a3 = rt.int32(a3, false, "vkCmdWriteTimestamp2", "query");
+      }
       check(a0, a1, a2, a3);
       fn(a0, a1, a2, a3);
     };
@@ -11102,7 +11668,10 @@ export function commands() {
       }
       const a0 = u0;
       const a1 = u1;
-      const a2 = u2;
+      let a2 = u2;
+      if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
+        a2 = rt.int32(a2, false, "vkCompileDeferredNV", "shader");
+      }
       check(a0, a1, a2);
       const r = fn(a0, a1, a2);
       if (r < 0) rt.fail(r, "vkCompileDeferredNV");
@@ -15854,11 +16423,20 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = u1;
-        const a2 = u2;
+        let a1 = u1;
+        if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+          a1 = rt.int32(a1, false, "vkDebugReportMessageEXT", "flags");
+        }
+        let a2 = u2;
+        if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
+          a2 = rt.int32(a2, false, "vkDebugReportMessageEXT", "objectType");
+        }
         const a3 = typeof u3 === "bigint" ? u3 : rt.wide(u3, false, "vkDebugReportMessageEXT", "object");
         const a4 = typeof u4 === "bigint" ? u4 : rt.wide(u4, false, "vkDebugReportMessageEXT", "location");
-        const a5 = u5;
+        let a5 = u5;
+        if (typeof a5 !== "number" || (a5 | 0) !== a5) {
+          a5 = rt.int32(a5, true, "vkDebugReportMessageEXT", "messageCode");
+        }
         const a6 = rt.str(m, u6, false, "vkDebugReportMessageEXT", "pLayerPrefix");
         const a7 = rt.str(m, u7, false, "vkDebugReportMessageEXT", "pMessage");
         check(a0, a1, a2, a3, a4, a5, a6, a7);
@@ -17068,7 +17646,15 @@ export function commands() {
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = u1;
+        let a1 = u1;
+        if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+          a1 = rt.int32(
+            a1,
+            false,
+            "vkEnumeratePhysicalDeviceQueueFamilyPerformanceCountersByRegionARM",
+            "queueFamilyIndex",
+          );
+        }
         const a2 = m.at(0);
         let r, a3, o3, a4, o4;
         check(a0, a1, a2, a3, a4);
@@ -17118,7 +17704,15 @@ export function commands() {
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = u1;
+        let a1 = u1;
+        if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+          a1 = rt.int32(
+            a1,
+            false,
+            "vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR",
+            "queueFamilyIndex",
+          );
+        }
         const a2 = m.at(0);
         let r, a3, o3, a4, o4;
         check(a0, a1, a2, a3, a4);
@@ -17442,7 +18036,10 @@ export function commands() {
       const m = rt.enter(40);
       try {
         const a0 = u0;
-        const a1 = u1;
+        let a1 = u1;
+        if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+          a1 = rt.int32(a1, false, "vkGetAccelerationStructureBuildSizesKHR", "buildType");
+        }
         let a2;
         if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
           const top = m.top;
@@ -18282,7 +18879,10 @@ export function commands() {
             "vkGetDataGraphPipelinePropertiesARM",
             "pPipelineInfo",
           );}
-        const a2 = u2;
+        let a2 = u2;
+        if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
+          a2 = rt.int32(a2, false, "vkGetDataGraphPipelinePropertiesARM", "propertiesCount");
+        }
         const n3 = rt.size(a2);
         const b3 = rt.outArray(m, "struct", "VkDataGraphPipelinePropertyQueryResultARM", n3);
         const a3 = m.pointer(b3);
@@ -18563,7 +19163,10 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        const a2 = u2;
+        let a2 = u2;
+        if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
+          a2 = rt.int32(a2, false, "vkGetDescriptorSetLayoutBindingOffsetEXT", "binding");
+        }
         const a3 = m.at(0);
         check(a0, a1, a2, a3);
         fn(a0, a1, a2, a3);
@@ -18961,9 +19564,18 @@ export function commands() {
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = u1;
-        const a2 = u2;
-        const a3 = u3;
+        let a1 = u1;
+        if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+          a1 = rt.int32(a1, false, "vkGetDeviceGroupPeerMemoryFeatures", "heapIndex");
+        }
+        let a2 = u2;
+        if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
+          a2 = rt.int32(a2, false, "vkGetDeviceGroupPeerMemoryFeatures", "localDeviceIndex");
+        }
+        let a3 = u3;
+        if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
+          a3 = rt.int32(a3, false, "vkGetDeviceGroupPeerMemoryFeatures", "remoteDeviceIndex");
+        }
         const a4 = m.at(0);
         check(a0, a1, a2, a3, a4);
         fn(a0, a1, a2, a3, a4);
@@ -19430,8 +20042,14 @@ export function commands() {
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = u1;
-        const a2 = u2;
+        let a1 = u1;
+        if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+          a1 = rt.int32(a1, false, "vkGetDeviceQueue", "queueFamilyIndex");
+        }
+        let a2 = u2;
+        if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
+          a2 = rt.int32(a2, false, "vkGetDeviceQueue", "queueIndex");
+        }
         const a3 = m.at(0);
         check(a0, a1, a2, a3);
         fn(a0, a1, a2, a3);
@@ -19709,7 +20327,10 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        const a2 = u2;
+        let a2 = u2;
+        if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
+          a2 = rt.int32(a2, false, "vkGetDisplayPlaneCapabilitiesKHR", "planeIndex");
+        }
         rt.outStruct(m, E0, "VkDisplayPlaneCapabilitiesKHR", 0, null, "vkGetDisplayPlaneCapabilitiesKHR");
         const a3 = m.at(0);
         check(a0, a1, a2, a3);
@@ -19735,7 +20356,10 @@ export function commands() {
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = u1;
+        let a1 = u1;
+        if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+          a1 = rt.int32(a1, false, "vkGetDisplayPlaneSupportedDisplaysKHR", "planeIndex");
+        }
         const a2 = m.at(0);
         let r, a3, o3;
         check(a0, a1, a2, a3);
@@ -19778,8 +20402,12 @@ export function commands() {
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = u1;
-        const a2 = u2;
+        let a1 = u1;
+        if (typeof a1 !== "number" || (a1 | 0) !== a1) a1 = rt.int32(a1, true, "vkGetDrmDisplayEXT", "drmFd");
+        let a2 = u2;
+        if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
+          a2 = rt.int32(a2, false, "vkGetDrmDisplayEXT", "connectorId");
+        }
         const a3 = m.at(0);
         check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
@@ -20359,7 +20987,10 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        const a2 = u2;
+        let a2 = u2;
+        if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
+          a2 = rt.int32(a2, false, "vkGetGpaSessionResultsAMD", "sampleID");
+        }
         const a3 = m.at(0);
         let r, a4, o4;
         check(a0, a1, a2, a3, a4);
@@ -21185,8 +21816,14 @@ export function commands() {
       const m = rt.enter(24);
       try {
         const a0 = u0;
-        const a1 = u1;
-        const a2 = u2;
+        let a1 = u1;
+        if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+          a1 = rt.int32(a1, false, "vkGetMemoryFdPropertiesKHR", "handleType");
+        }
+        let a2 = u2;
+        if (typeof a2 !== "number" || (a2 | 0) !== a2) {
+          a2 = rt.int32(a2, true, "vkGetMemoryFdPropertiesKHR", "fd");
+        }
         rt.outStruct(m, E0, "VkMemoryFdPropertiesKHR", 0, null, "vkGetMemoryFdPropertiesKHR");
         const a3 = m.at(0);
         check(a0, a1, a2, a3);
@@ -21213,7 +21850,10 @@ export function commands() {
       const m = rt.enter(24);
       try {
         const a0 = u0;
-        const a1 = u1;
+        let a1 = u1;
+        if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+          a1 = rt.int32(a1, false, "vkGetMemoryHostPointerPropertiesEXT", "handleType");
+        }
         let a2;
         if (u2 instanceof Uint8Array && m.top + u2.byteLength + 8 <= m.size) {
           const c = m.alloc(u2.byteLength, 8);
@@ -21307,7 +21947,10 @@ export function commands() {
       const m = rt.enter(24);
       try {
         const a0 = u0;
-        const a1 = u1;
+        let a1 = u1;
+        if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+          a1 = rt.int32(a1, false, "vkGetMemoryMetalHandlePropertiesEXT", "handleType");
+        }
         let a2;
         if (u2 instanceof Uint8Array && m.top + u2.byteLength + 8 <= m.size) {
           const c = m.alloc(u2.byteLength, 8);
@@ -21507,7 +22150,10 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        const a2 = u2;
+        let a2 = u2;
+        if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
+          a2 = rt.int32(a2, false, "vkGetMemoryWin32HandleNV", "handleType");
+        }
         const a3 = m.at(0);
         check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
@@ -21533,7 +22179,10 @@ export function commands() {
       const m = rt.enter(24);
       try {
         const a0 = u0;
-        const a1 = u1;
+        let a1 = u1;
+        if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+          a1 = rt.int32(a1, false, "vkGetMemoryWin32HandlePropertiesKHR", "handleType");
+        }
         const a2 = u2;
         rt.outStruct(
           m,
@@ -21622,8 +22271,14 @@ export function commands() {
       const m = rt.enter(24);
       try {
         const a0 = u0;
-        const a1 = u1;
-        const a2 = u2;
+        let a1 = u1;
+        if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+          a1 = rt.int32(a1, false, "vkGetMemoryZirconHandlePropertiesFUCHSIA", "handleType");
+        }
+        let a2 = u2;
+        if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
+          a2 = rt.int32(a2, false, "vkGetMemoryZirconHandlePropertiesFUCHSIA", "zirconHandle");
+        }
         rt.outStruct(
           m,
           E0,
@@ -21659,7 +22314,10 @@ export function commands() {
       const m = rt.enter(40);
       try {
         const a0 = u0;
-        const a1 = u1;
+        let a1 = u1;
+        if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+          a1 = rt.int32(a1, false, "vkGetMicromapBuildSizesEXT", "buildType");
+        }
         let a2;
         if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
           const top = m.top;
@@ -21911,7 +22569,10 @@ export function commands() {
       const m = rt.enter(16);
       try {
         const a0 = u0;
-        const a1 = u1;
+        let a1 = u1;
+        if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+          a1 = rt.int32(a1, false, "vkGetPerformanceParameterINTEL", "parameter");
+        }
         rt.outStruct(m, E0, "VkPerformanceValueINTEL", 0, null, "vkGetPerformanceParameterINTEL");
         const a2 = m.at(0);
         check(a0, a1, a2);
@@ -22227,7 +22888,10 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1;
+      let a1 = u1;
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+        a1 = rt.int32(a1, false, "vkGetPhysicalDeviceDescriptorSizeEXT", "descriptorType");
+      }
       check(a0, a1);
       const r = fn(a0, a1);
       return r;
@@ -22246,7 +22910,10 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1;
+      let a1 = u1;
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+        a1 = rt.int32(a1, false, "vkGetPhysicalDeviceDirectFBPresentationSupportEXT", "queueFamilyIndex");
+      }
       const a2 = u2 ?? null;
       check(a0, a1, a2);
       const r = fn(a0, a1, a2);
@@ -22561,12 +23228,35 @@ export function commands() {
       const m = rt.enter(48);
       try {
         const a0 = u0;
-        const a1 = u1;
-        const a2 = u2;
-        const a3 = u3;
-        const a4 = u4;
-        const a5 = u5 ?? 0;
-        const a6 = u6 ?? 0;
+        let a1 = u1;
+        if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+          a1 = rt.int32(a1, false, "vkGetPhysicalDeviceExternalImageFormatPropertiesNV", "format");
+        }
+        let a2 = u2;
+        if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
+          a2 = rt.int32(a2, false, "vkGetPhysicalDeviceExternalImageFormatPropertiesNV", "type");
+        }
+        let a3 = u3;
+        if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
+          a3 = rt.int32(a3, false, "vkGetPhysicalDeviceExternalImageFormatPropertiesNV", "tiling");
+        }
+        let a4 = u4;
+        if (typeof a4 !== "number" || a4 >>> 0 !== a4) {
+          a4 = rt.int32(a4, false, "vkGetPhysicalDeviceExternalImageFormatPropertiesNV", "usage");
+        }
+        let a5 = u5 ?? 0;
+        if (typeof a5 !== "number" || a5 >>> 0 !== a5) {
+          a5 = rt.int32(a5, false, "vkGetPhysicalDeviceExternalImageFormatPropertiesNV", "flags");
+        }
+        let a6 = u6 ?? 0;
+        if (typeof a6 !== "number" || a6 >>> 0 !== a6) {
+          a6 = rt.int32(
+            a6,
+            false,
+            "vkGetPhysicalDeviceExternalImageFormatPropertiesNV",
+            "externalHandleType",
+          );
+        }
         rt.outStruct(
           m,
           E0,
@@ -22774,7 +23464,10 @@ export function commands() {
       const m = rt.enter(16);
       try {
         const a0 = u0;
-        const a1 = u1;
+        let a1 = u1;
+        if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+          a1 = rt.int32(a1, false, "vkGetPhysicalDeviceFormatProperties", "format");
+        }
         rt.outStruct(m, E0, "VkFormatProperties", 0, null, "vkGetPhysicalDeviceFormatProperties");
         const a2 = m.at(0);
         check(a0, a1, a2);
@@ -22800,7 +23493,10 @@ export function commands() {
       const m = rt.enter(32);
       try {
         const a0 = u0;
-        const a1 = u1;
+        let a1 = u1;
+        if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+          a1 = rt.int32(a1, false, "vkGetPhysicalDeviceFormatProperties2", "format");
+        }
         rt.outStruct(m, E0, "VkFormatProperties2", 0, c2, "vkGetPhysicalDeviceFormatProperties2");
         const a2 = m.at(0);
         check(a0, a1, a2);
@@ -22868,11 +23564,26 @@ export function commands() {
       const m = rt.enter(32);
       try {
         const a0 = u0;
-        const a1 = u1;
-        const a2 = u2;
-        const a3 = u3;
-        const a4 = u4;
-        const a5 = u5 ?? 0;
+        let a1 = u1;
+        if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+          a1 = rt.int32(a1, false, "vkGetPhysicalDeviceImageFormatProperties", "format");
+        }
+        let a2 = u2;
+        if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
+          a2 = rt.int32(a2, false, "vkGetPhysicalDeviceImageFormatProperties", "type");
+        }
+        let a3 = u3;
+        if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
+          a3 = rt.int32(a3, false, "vkGetPhysicalDeviceImageFormatProperties", "tiling");
+        }
+        let a4 = u4;
+        if (typeof a4 !== "number" || a4 >>> 0 !== a4) {
+          a4 = rt.int32(a4, false, "vkGetPhysicalDeviceImageFormatProperties", "usage");
+        }
+        let a5 = u5 ?? 0;
+        if (typeof a5 !== "number" || a5 >>> 0 !== a5) {
+          a5 = rt.int32(a5, false, "vkGetPhysicalDeviceImageFormatProperties", "flags");
+        }
         rt.outStruct(m, E0, "VkImageFormatProperties", 0, null, "vkGetPhysicalDeviceImageFormatProperties");
         const a6 = m.at(0);
         check(a0, a1, a2, a3, a4, a5, a6);
@@ -23019,7 +23730,10 @@ export function commands() {
       const m = rt.enter(24);
       try {
         const a0 = u0;
-        const a1 = u1;
+        let a1 = u1;
+        if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+          a1 = rt.int32(a1, false, "vkGetPhysicalDeviceMultisamplePropertiesEXT", "samples");
+        }
         rt.outStruct(
           m,
           E0,
@@ -23225,7 +23939,15 @@ export function commands() {
       const m = rt.enter(16);
       try {
         const a0 = u0;
-        const a1 = u1;
+        let a1 = u1;
+        if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+          a1 = rt.int32(
+            a1,
+            false,
+            "vkGetPhysicalDeviceQueueFamilyDataGraphEngineOperationPropertiesARM",
+            "queueFamilyIndex",
+          );
+        }
         let a2;
         if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
           const top = m.top;
@@ -23292,7 +24014,15 @@ export function commands() {
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = u1;
+        let a1 = u1;
+        if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+          a1 = rt.int32(
+            a1,
+            false,
+            "vkGetPhysicalDeviceQueueFamilyDataGraphOpticalFlowImageFormatsARM",
+            "queueFamilyIndex",
+          );
+        }
         let a2;
         if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
           const top = m.top;
@@ -23461,7 +24191,15 @@ export function commands() {
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = u1;
+        let a1 = u1;
+        if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+          a1 = rt.int32(
+            a1,
+            false,
+            "vkGetPhysicalDeviceQueueFamilyDataGraphPropertiesARM",
+            "queueFamilyIndex",
+          );
+        }
         const a2 = m.at(0);
         let r, a3, o3;
         check(a0, a1, a2, a3);
@@ -23642,7 +24380,10 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1;
+      let a1 = u1;
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+        a1 = rt.int32(a1, false, "vkGetPhysicalDeviceScreenPresentationSupportQNX", "queueFamilyIndex");
+      }
       const a2 = u2 ?? null;
       check(a0, a1, a2);
       const r = fn(a0, a1, a2);
@@ -23662,11 +24403,26 @@ export function commands() {
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = u1;
-        const a2 = u2;
-        const a3 = u3;
-        const a4 = u4;
-        const a5 = u5;
+        let a1 = u1;
+        if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+          a1 = rt.int32(a1, false, "vkGetPhysicalDeviceSparseImageFormatProperties", "format");
+        }
+        let a2 = u2;
+        if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
+          a2 = rt.int32(a2, false, "vkGetPhysicalDeviceSparseImageFormatProperties", "type");
+        }
+        let a3 = u3;
+        if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
+          a3 = rt.int32(a3, false, "vkGetPhysicalDeviceSparseImageFormatProperties", "samples");
+        }
+        let a4 = u4;
+        if (typeof a4 !== "number" || a4 >>> 0 !== a4) {
+          a4 = rt.int32(a4, false, "vkGetPhysicalDeviceSparseImageFormatProperties", "usage");
+        }
+        let a5 = u5;
+        if (typeof a5 !== "number" || a5 >>> 0 !== a5) {
+          a5 = rt.int32(a5, false, "vkGetPhysicalDeviceSparseImageFormatProperties", "tiling");
+        }
         const a6 = m.at(0);
         let r, a7, o7;
         check(a0, a1, a2, a3, a4, a5, a6, a7);
@@ -24173,7 +24929,10 @@ export function commands() {
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = u1;
+        let a1 = u1;
+        if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+          a1 = rt.int32(a1, false, "vkGetPhysicalDeviceSurfaceSupportKHR", "queueFamilyIndex");
+        }
         const a2 = u2;
         const a3 = m.at(0);
         check(a0, a1, a2, a3);
@@ -24239,7 +24998,10 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1;
+      let a1 = u1;
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+        a1 = rt.int32(a1, false, "vkGetPhysicalDeviceUbmPresentationSupportSEC", "queueFamilyIndex");
+      }
       const a2 = u2 ?? null;
       check(a0, a1, a2);
       const r = fn(a0, a1, a2);
@@ -24453,7 +25215,10 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1;
+      let a1 = u1;
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+        a1 = rt.int32(a1, false, "vkGetPhysicalDeviceWaylandPresentationSupportKHR", "queueFamilyIndex");
+      }
       const a2 = u2 ?? null;
       check(a0, a1, a2);
       const r = fn(a0, a1, a2);
@@ -24471,7 +25236,10 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1;
+      let a1 = u1;
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+        a1 = rt.int32(a1, false, "vkGetPhysicalDeviceWin32PresentationSupportKHR", "queueFamilyIndex");
+      }
       check(a0, a1);
       const r = fn(a0, a1);
       return r !== 0;
@@ -24488,9 +25256,15 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1;
+      let a1 = u1;
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+        a1 = rt.int32(a1, false, "vkGetPhysicalDeviceXcbPresentationSupportKHR", "queueFamilyIndex");
+      }
       const a2 = u2 ?? null;
-      const a3 = u3;
+      let a3 = u3;
+      if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
+        a3 = rt.int32(a3, false, "vkGetPhysicalDeviceXcbPresentationSupportKHR", "visual_id");
+      }
       check(a0, a1, a2, a3);
       const r = fn(a0, a1, a2, a3);
       return r !== 0;
@@ -24507,7 +25281,10 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1;
+      let a1 = u1;
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+        a1 = rt.int32(a1, false, "vkGetPhysicalDeviceXlibPresentationSupportKHR", "queueFamilyIndex");
+      }
       const a2 = u2 ?? null;
       const a3 = typeof u3 === "bigint"
         ? u3
@@ -25083,7 +25860,10 @@ export function commands() {
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = u1;
+        let a1 = u1;
+        if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+          a1 = rt.int32(a1, false, "vkGetPrivateData", "objectType");
+        }
         const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, "vkGetPrivateData", "objectHandle");
         const a3 = u3;
         const a4 = m.at(0);
@@ -25110,12 +25890,21 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        const a2 = u2;
-        const a3 = u3;
+        let a2 = u2;
+        if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
+          a2 = rt.int32(a2, false, "vkGetQueryPoolResults", "firstQuery");
+        }
+        let a3 = u3;
+        if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
+          a3 = rt.int32(a3, false, "vkGetQueryPoolResults", "queryCount");
+        }
         const b5 = rt.buffer(m, u4, false, "vkGetQueryPoolResults", "pData");
         const a5 = b5 === null ? null : m.pointer(b5);
         const a6 = typeof u5 === "bigint" ? u5 : rt.wide(u5, false, "vkGetQueryPoolResults", "stride");
-        const a7 = u6 ?? 0;
+        let a7 = u6 ?? 0;
+        if (typeof a7 !== "number" || a7 >>> 0 !== a7) {
+          a7 = rt.int32(a7, false, "vkGetQueryPoolResults", "flags");
+        }
         const n4_0 = u4 instanceof Uint8Array
           ? u4.byteLength
           : rt.len(u4, "buf", "vkGetQueryPoolResults", "pData");
@@ -25252,8 +26041,14 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        const a2 = u2;
-        const a3 = u3;
+        let a2 = u2;
+        if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
+          a2 = rt.int32(a2, false, "vkGetRayTracingCaptureReplayShaderGroupHandlesKHR", "firstGroup");
+        }
+        let a3 = u3;
+        if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
+          a3 = rt.int32(a3, false, "vkGetRayTracingCaptureReplayShaderGroupHandlesKHR", "groupCount");
+        }
         const b5 = rt.buffer(m, u4, false, "vkGetRayTracingCaptureReplayShaderGroupHandlesKHR", "pData");
         const a5 = b5 === null ? null : m.pointer(b5);
         const n4_0 = u4 instanceof Uint8Array
@@ -25283,8 +26078,14 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        const a2 = u2;
-        const a3 = u3;
+        let a2 = u2;
+        if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
+          a2 = rt.int32(a2, false, "vkGetRayTracingShaderGroupHandlesKHR", "firstGroup");
+        }
+        let a3 = u3;
+        if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
+          a3 = rt.int32(a3, false, "vkGetRayTracingShaderGroupHandlesKHR", "groupCount");
+        }
         const b5 = rt.buffer(m, u4, false, "vkGetRayTracingShaderGroupHandlesKHR", "pData");
         const a5 = b5 === null ? null : m.pointer(b5);
         const n4_0 = u4 instanceof Uint8Array
@@ -25312,8 +26113,14 @@ export function commands() {
       }
       const a0 = u0;
       const a1 = u1;
-      const a2 = u2;
-      const a3 = u3;
+      let a2 = u2;
+      if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
+        a2 = rt.int32(a2, false, "vkGetRayTracingShaderGroupStackSizeKHR", "group");
+      }
+      let a3 = u3;
+      if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
+        a3 = rt.int32(a3, false, "vkGetRayTracingShaderGroupStackSizeKHR", "groupShader");
+      }
       check(a0, a1, a2, a3);
       const r = fn(a0, a1, a2, a3);
       return r;
@@ -25750,8 +26557,14 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        const a2 = u2;
-        const a3 = u3;
+        let a2 = u2;
+        if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
+          a2 = rt.int32(a2, false, "vkGetShaderInfoAMD", "shaderStage");
+        }
+        let a3 = u3;
+        if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
+          a3 = rt.int32(a3, false, "vkGetShaderInfoAMD", "infoType");
+        }
         const a4 = m.at(0);
         let r, a5, o5;
         check(a0, a1, a2, a3, a4, a5);
@@ -25797,7 +26610,10 @@ export function commands() {
         const a1 = u1;
         const a2 = m.at(0);
         const a3 = u2 ?? null;
-        const a4 = u3 ?? 0;
+        let a4 = u3 ?? 0;
+        if (typeof a4 !== "number" || a4 >>> 0 !== a4) {
+          a4 = rt.int32(a4, false, "vkGetShaderInstrumentationValuesARM", "flags");
+        }
         check(a0, a1, a2, a3, a4);
         const r = fn(a0, a1, a2, a3, a4);
         if (r < 0) rt.fail(r, "vkGetShaderInstrumentationValuesARM");
@@ -25936,7 +26752,10 @@ export function commands() {
       try {
         const a0 = u0;
         const a1 = u1;
-        const a2 = u2;
+        let a2 = u2;
+        if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
+          a2 = rt.int32(a2, false, "vkGetSwapchainCounterEXT", "counter");
+        }
         const a3 = m.at(0);
         check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
@@ -26387,7 +27206,10 @@ export function commands() {
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const a1 = u1;
+        let a1 = u1;
+        if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+          a1 = rt.int32(a1, false, "vkGetWinrtDisplayNV", "deviceRelativeId");
+        }
         const a2 = m.at(0);
         check(a0, a1, a2);
         const r = fn(a0, a1, a2);
@@ -26833,7 +27655,8 @@ export function commands() {
         const a1 = u1;
         const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, "vkMapMemory", "offset");
         const a3 = typeof u3 === "bigint" ? u3 : rt.wide(u3, false, "vkMapMemory", "size");
-        const a4 = u4 ?? 0;
+        let a4 = u4 ?? 0;
+        if (typeof a4 !== "number" || a4 >>> 0 !== a4) a4 = rt.int32(a4, false, "vkMapMemory", "flags");
         const a5 = m.at(0);
         check(a0, a1, a2, a3, a4, a5);
         const r = fn(a0, a1, a2, a3, a4, a5);
@@ -27127,7 +27950,10 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1;
+      let a1 = u1;
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+        a1 = rt.int32(a1, false, "vkQueueNotifyOutOfBandLegacyNV", "queueType");
+      }
       check(a0, a1);
       fn(a0, a1);
     };
@@ -27729,7 +28555,10 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1 ?? 0;
+      let a1 = u1 ?? 0;
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+        a1 = rt.int32(a1, false, "vkResetCommandBuffer", "flags");
+      }
       check(a0, a1);
       const r = fn(a0, a1);
       if (r < 0) rt.fail(r, "vkResetCommandBuffer");
@@ -27747,7 +28576,8 @@ export function commands() {
       }
       const a0 = u0;
       const a1 = u1;
-      const a2 = u2 ?? 0;
+      let a2 = u2 ?? 0;
+      if (typeof a2 !== "number" || a2 >>> 0 !== a2) a2 = rt.int32(a2, false, "vkResetCommandPool", "flags");
       check(a0, a1, a2);
       const r = fn(a0, a1, a2);
       if (r < 0) rt.fail(r, "vkResetCommandPool");
@@ -27765,7 +28595,10 @@ export function commands() {
       }
       const a0 = u0;
       const a1 = u1;
-      const a2 = u2 ?? 0;
+      let a2 = u2 ?? 0;
+      if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
+        a2 = rt.int32(a2, false, "vkResetDescriptorPool", "flags");
+      }
       check(a0, a1, a2);
       const r = fn(a0, a1, a2);
       if (r < 0) rt.fail(r, "vkResetDescriptorPool");
@@ -27849,8 +28682,14 @@ export function commands() {
       }
       const a0 = u0;
       const a1 = u1;
-      const a2 = u2;
-      const a3 = u3;
+      let a2 = u2;
+      if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
+        a2 = rt.int32(a2, false, "vkResetQueryPool", "firstQuery");
+      }
+      let a3 = u3;
+      if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
+        a3 = rt.int32(a3, false, "vkResetQueryPool", "queryCount");
+      }
       check(a0, a1, a2, a3);
       fn(a0, a1, a2, a3);
     };
@@ -28196,7 +29035,10 @@ export function commands() {
       }
       const a0 = u0;
       const a1 = typeof u1 === "bigint" ? u1 : rt.wide(u1, false, "vkSetLatencyMarkerLegacyNV", "frameID");
-      const a2 = u2;
+      let a2 = u2;
+      if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
+        a2 = rt.int32(a2, false, "vkSetLatencyMarkerLegacyNV", "marker");
+      }
       check(a0, a1, a2);
       fn(a0, a1, a2);
     };
@@ -28265,7 +29107,10 @@ export function commands() {
       const a0 = u0;
       const a1 = u1 ? 1 : 0;
       const a2 = u2 ? 1 : 0;
-      const a3 = u3;
+      let a3 = u3;
+      if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
+        a3 = rt.int32(a3, false, "vkSetLatencySleepModeLegacyNV", "minimumIntervalUs");
+      }
       check(a0, a1, a2, a3);
       fn(a0, a1, a2, a3);
     };
@@ -28350,7 +29195,10 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1;
+      let a1 = u1;
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+        a1 = rt.int32(a1, false, "vkSetPrivateData", "objectType");
+      }
       const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, "vkSetPrivateData", "objectHandle");
       const a3 = u3;
       const a4 = typeof u4 === "bigint" ? u4 : rt.wide(u4, false, "vkSetPrivateData", "data");
@@ -28371,7 +29219,10 @@ export function commands() {
       }
       const a0 = u0;
       const a1 = u1;
-      const a2 = u2;
+      let a2 = u2;
+      if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
+        a2 = rt.int32(a2, false, "vkSetSwapchainPresentTimingQueueSizeEXT", "size");
+      }
       check(a0, a1, a2);
       const r = fn(a0, a1, a2);
       if (r < 0) rt.fail(r, "vkSetSwapchainPresentTimingQueueSizeEXT");
@@ -28442,8 +29293,14 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = u1;
-        const a2 = u2;
+        let a1 = u1;
+        if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+          a1 = rt.int32(a1, false, "vkSubmitDebugUtilsMessageEXT", "messageSeverity");
+        }
+        let a2 = u2;
+        if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
+          a2 = rt.int32(a2, false, "vkSubmitDebugUtilsMessageEXT", "messageTypes");
+        }
         let a3;
         if (typeof u3 === "object" && u3 !== null && !Array.isArray(u3) && u3 instanceof Object) {
           const top = m.top;
@@ -28551,7 +29408,8 @@ export function commands() {
       }
       const a0 = u0;
       const a1 = u1;
-      const a2 = u2 ?? 0;
+      let a2 = u2 ?? 0;
+      if (typeof a2 !== "number" || a2 >>> 0 !== a2) a2 = rt.int32(a2, false, "vkTrimCommandPool", "flags");
       check(a0, a1, a2);
       fn(a0, a1, a2);
     };
@@ -28632,7 +29490,10 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1;
+      let a1 = u1;
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+        a1 = rt.int32(a1, false, "vkUnregisterCustomBorderColorEXT", "index");
+      }
       check(a0, a1);
       fn(a0, a1);
     };
@@ -29121,7 +29982,10 @@ export function commands() {
             "pAccelerationStructures",
             false,
           );}
-        const a3 = u2;
+        let a3 = u2;
+        if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
+          a3 = rt.int32(a3, false, "vkWriteAccelerationStructuresPropertiesKHR", "queryType");
+        }
         const b5 = rt.buffer(m, u3, false, "vkWriteAccelerationStructuresPropertiesKHR", "pData");
         const a5 = b5 === null ? null : m.pointer(b5);
         const a6 = typeof u4 === "bigint"
@@ -29174,7 +30038,10 @@ export function commands() {
             "pMicromaps",
             false,
           );}
-        const a3 = u2;
+        let a3 = u2;
+        if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
+          a3 = rt.int32(a3, false, "vkWriteMicromapsPropertiesEXT", "queryType");
+        }
         const b5 = rt.buffer(m, u3, false, "vkWriteMicromapsPropertiesEXT", "pData");
         const a5 = b5 === null ? null : m.pointer(b5);
         const a6 = typeof u4 === "bigint"
