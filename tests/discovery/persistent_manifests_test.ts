@@ -60,7 +60,7 @@ async function layerTree(): Promise<
   }, {
     manifest: { extra: { unknown_member: { nested: [1, 2] } } },
   });
-  await env.addLayer({ name: "VK_LAYER_MOCK_implicit" }, { implicit: true });
+  const implicit = await env.addLayer({ name: "VK_LAYER_MOCK_implicit" }, { implicit: true });
   Deno.mkdirSync(env.path("defective"));
   Deno.writeTextFileSync(
     env.path("defective/two.json"),
@@ -71,6 +71,12 @@ async function layerTree(): Promise<
         { name: "NOT_A_LAYER_NAME", type: "GLOBAL", library_path: "libnone.so", api_version: "1.3.0" },
       ],
     }),
+  );
+  readableByEveryone(
+    explicit.manifestPath,
+    implicit.manifestPath,
+    env.path("defective/two.json"),
+    env.drivers[0]!.manifestPath,
   );
   const cache = env.path("cache");
   const snapshot = env.snapshot();
@@ -89,6 +95,11 @@ async function layerTree(): Promise<
     vars,
     [Symbol.asyncDispose]: () => env[Symbol.asyncDispose](),
   };
+}
+
+/** Only files every user may read are kept: mode 0644 whatever the umask the tests run under. */
+function readableByEveryone(...paths: string[]): void {
+  for (const path of paths) Deno.chmodSync(path, 0o644);
 }
 
 /** Files changed within the racy window are not kept: the tests' manifests must be older than that. */
@@ -221,6 +232,7 @@ Deno.test("a driver manifest edited after the cache was filled: the edited manif
     JSON.stringify({ file_format_version: "1.0.1", ICD: { library_path: library, api_version: "1.3.0" } });
   assertEquals(text(alpha.libraryPath).length, text(beta.libraryPath).length);
   Deno.writeTextFileSync(manifest, text(alpha.libraryPath));
+  readableByEveryone(manifest);
   const vars = { ...t.vars, VK_DRIVER_FILES: manifest };
   await olderThanRacyWindow();
   assertEquals(((await sameAsUncached(vars)).seen as { devices: string[] }).devices, ["Alpha"]);
