@@ -315,6 +315,7 @@ export const RUNTIME = {
     command: string,
     param: string,
     nulls = true,
+    children = false,
   ): Deno.PointerObject | null {
     if (!Array.isArray(v)) {
       if (v == null) return opt ? null : fail(`${at(command, param)} expected an array, got ${v}`);
@@ -341,6 +342,8 @@ export const RUNTIME = {
       if (!isPointerObject(h)) {
         return fail(`${at(command, param)} element ${i}: expected a ${element} handle`);
       }
+      // A pool's child VkApi ended with its pool (or freed) never reaches the driver.
+      if (children && RUNTIME.ended.has(h)) RUNTIME.gone(h, command, `${param}[${i}]`);
       words[first + i] = addressOf(h);
     }
     return buf ? m.pointer(buf) : m.at(off);

@@ -57,11 +57,15 @@ function adopt(parent: unknown, child: Deno.PointerObject): void {
   parentOf.set(child, parent);
 }
 
-/** The destroy and free commands that end a dispatchable handle (the commands' passed-handle checks see it). */
+/**
+ * The destroy and free commands that end a handle the commands' passed-handle checks cache (a dispatchable
+ * one, or a descriptor set): they start a new epoch.
+ */
 const ENDS_DISPATCHABLE: ReadonlySet<string> = new Set([
   "vkDestroyInstance",
   "vkDestroyDevice",
   "vkFreeCommandBuffers",
+  "vkFreeDescriptorSets",
 ]);
 
 /** Ends `h` for `why`, and its children (transitively) as destroyed with it: a `type` destroyed by `command`. */

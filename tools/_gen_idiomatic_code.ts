@@ -15,6 +15,12 @@ export type Plan = readonly [number, readonly string[], readonly (readonly unkno
 const DISPATCHABLE = new Set(["VkInstance", "VkPhysicalDevice", "VkDevice", "VkQueue", "VkCommandBuffer"]);
 
 /**
+ * The handles VkApi ends with their pool (api/vk_api.ts): checked wherever a command takes them, not only as
+ * its first parameter, since a destroyed pool's set or command buffer reaching the driver may crash it.
+ */
+const POOL_CHILDREN = new Set(["VkDescriptorSet", "VkCommandBuffer"]);
+
+/**
  * The test that `x` is one struct literal (an object, not an array, not a pointer object: those have no
  * prototype), written out at each command's call site rather than called from a shared helper: V8 keeps type
  * feedback per site, and a helper every command calls sees every command's arguments (docs/performance.md).
@@ -87,6 +93,8 @@ function commandCode(
     return e;
   };
   const prep: string[] = [];
+  /** The factory's own state (`let` lines), kept between calls of the command. */
+  const lets: string[] = [];
   const counts: string[] = [];
   const after: string[] = [];
   const outputs: [string, string][] = [];
@@ -147,6 +155,9 @@ function commandCode(
     switch (kind) {
       case "v": {
         const value = role[1] === undefined ? u! : `${u} ?? ${role[1]}`;
+        if (i > 0 && POOL_CHILDREN.has(p.type)) {
+          prep.push(`if (rt.ended.has(${u})) rt.gone(${u}, ${q(name)}, ${P});`);
+        }
         if (role[2] === undefined) prep.push(`const a${i} = ${value};`);
         else if (role[2] === "u32" || role[2] === "i32") {
           // A number that fits goes on as is (a shift and a compare); anything else is converted or refused
@@ -205,15 +216,28 @@ function commandCode(
           prep.push(`let e${i};`, ...literal(i, String(role[2]), one, `e${i}`, generic, u!, P));
         } else if (element === "handle") {
           const one = `Array.isArray(${u}) && ${u}.length === 1 && ${pointerTest(`e${i}`, `${u}[0]`)}`;
+          // A pool's child ended with it throws here; the element that passed last is kept with the epoch it
+          // passed at, so a loop binding one set skips the lookup.
+          const child = POOL_CHILDREN.has(String(role[2]));
+          if (child) lets.push(`let seen${i} = null, seenAt${i} = -1;`);
           prep.push(
             `let a${i}, e${i};`,
             `if (${one} && m.top + 16 <= m.size) {`,
+            ...(child
+              ? [
+                `if (e${i} !== seen${i} || rt.epoch !== seenAt${i}) {`,
+                `if (rt.ended.has(e${i})) rt.gone(e${i}, ${q(name)}, ${q(`${p.name}[0]`)});`,
+                `seen${i} = e${i};`,
+                `seenAt${i} = rt.epoch;`,
+                `}`,
+              ]
+              : []),
             `const c = m.alloc(8, 8);`,
             `m.u64[c >> 3] = rt.address(e${i});`,
             `a${i} = m.at(c);`,
             `} else a${i} = rt.handles(m, ${q(role[2])}, ${u}, ${optional}, ${q(name)}, ${P}, ${
               role[4] === 1
-            });`,
+            }${child ? ", true" : ""});`,
           );
         } else if (element === "bytes") {
           prep.push(
@@ -449,7 +473,9 @@ rt.leave(m);
 function ${fnName}(rt, fn${/\bowner\b/.test(inner) ? ", owner" : checked ? ", _owner" : ""}${
     checked ? ", check" : ""
   }) {
-${prelude}${ends ? "let passed = null, passedAt = -1;\n" : ""}return function ${fnName}(${user.join(", ")}) {
+${prelude}${ends ? "let passed = null, passedAt = -1;\n" : ""}${
+    lets.map((l) => `${l}\n`).join("")
+  }return function ${fnName}(${user.join(", ")}) {
 ${guard}${inner}
 };
 }`;

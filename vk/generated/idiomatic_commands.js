@@ -1952,6 +1952,7 @@ export function commands() {
   /** `vkCmdBindDescriptorSets`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdBindDescriptorSets(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen5 = null, seenAt5 = -1;
     return function cmdBindDescriptorSets(u0, u1, u2, u3, u4, u5) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBindDescriptorSets", "commandBuffer");
@@ -1975,6 +1976,11 @@ export function commands() {
           Array.isArray(u4) && u4.length === 1 && typeof (e5 = u4[0]) === "object" && e5 !== null &&
           !(e5 instanceof Object) && m.top + 16 <= m.size
         ) {
+          if (e5 !== seen5 || rt.epoch !== seenAt5) {
+            if (rt.ended.has(e5)) rt.gone(e5, "vkCmdBindDescriptorSets", "pDescriptorSets[0]");
+            seen5 = e5;
+            seenAt5 = rt.epoch;
+          }
           const c = m.alloc(8, 8);
           m.u64[c >> 3] = rt.address(e5);
           a5 = m.at(c);
@@ -1985,6 +1991,7 @@ export function commands() {
             false,
             "vkCmdBindDescriptorSets",
             "pDescriptorSets",
+            true,
             true,
           );}
         let a7;
@@ -6828,6 +6835,7 @@ export function commands() {
   /** `vkCmdExecuteCommands`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdExecuteCommands(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen2 = null, seenAt2 = -1;
     return function cmdExecuteCommands(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCmdExecuteCommands", "commandBuffer");
@@ -6842,6 +6850,11 @@ export function commands() {
           Array.isArray(u1) && u1.length === 1 && typeof (e2 = u1[0]) === "object" && e2 !== null &&
           !(e2 instanceof Object) && m.top + 16 <= m.size
         ) {
+          if (e2 !== seen2 || rt.epoch !== seenAt2) {
+            if (rt.ended.has(e2)) rt.gone(e2, "vkCmdExecuteCommands", "pCommandBuffers[0]");
+            seen2 = e2;
+            seenAt2 = rt.epoch;
+          }
           const c = m.alloc(8, 8);
           m.u64[c >> 3] = rt.address(e2);
           a2 = m.at(c);
@@ -6853,6 +6866,7 @@ export function commands() {
             "vkCmdExecuteCommands",
             "pCommandBuffers",
             false,
+            true,
           );}
         const n1_0 = Array.isArray(u1)
           ? u1.length
@@ -7462,6 +7476,7 @@ export function commands() {
             "vkCmdPreprocessGeneratedCommandsEXT",
             "pGeneratedCommandsInfo",
           );}
+        if (rt.ended.has(u2)) rt.gone(u2, "vkCmdPreprocessGeneratedCommandsEXT", "stateCommandBuffer");
         const a2 = u2;
         check(a0, a1, a2);
         fn(a0, a1, a2);
@@ -17922,6 +17937,7 @@ export function commands() {
   /** `vkFreeCommandBuffers`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function freeCommandBuffers(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen3 = null, seenAt3 = -1;
     return function freeCommandBuffers(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkFreeCommandBuffers", "device");
@@ -17937,6 +17953,11 @@ export function commands() {
           Array.isArray(u2) && u2.length === 1 && typeof (e3 = u2[0]) === "object" && e3 !== null &&
           !(e3 instanceof Object) && m.top + 16 <= m.size
         ) {
+          if (e3 !== seen3 || rt.epoch !== seenAt3) {
+            if (rt.ended.has(e3)) rt.gone(e3, "vkFreeCommandBuffers", "pCommandBuffers[0]");
+            seen3 = e3;
+            seenAt3 = rt.epoch;
+          }
           const c = m.alloc(8, 8);
           m.u64[c >> 3] = rt.address(e3);
           a3 = m.at(c);
@@ -17947,6 +17968,7 @@ export function commands() {
             false,
             "vkFreeCommandBuffers",
             "pCommandBuffers",
+            true,
             true,
           );}
         const n2_0 = Array.isArray(u2)
@@ -17964,6 +17986,7 @@ export function commands() {
   /** `vkFreeDescriptorSets`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function freeDescriptorSets(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen3 = null, seenAt3 = -1;
     return function freeDescriptorSets(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkFreeDescriptorSets", "device");
@@ -17979,6 +18002,11 @@ export function commands() {
           Array.isArray(u2) && u2.length === 1 && typeof (e3 = u2[0]) === "object" && e3 !== null &&
           !(e3 instanceof Object) && m.top + 16 <= m.size
         ) {
+          if (e3 !== seen3 || rt.epoch !== seenAt3) {
+            if (rt.ended.has(e3)) rt.gone(e3, "vkFreeDescriptorSets", "pDescriptorSets[0]");
+            seen3 = e3;
+            seenAt3 = rt.epoch;
+          }
           const c = m.alloc(8, 8);
           m.u64[c >> 3] = rt.address(e3);
           a3 = m.at(c);
@@ -17989,6 +18017,7 @@ export function commands() {
             false,
             "vkFreeDescriptorSets",
             "pDescriptorSets",
+            true,
             true,
           );}
         const n2_0 = Array.isArray(u2)
@@ -19138,6 +19167,7 @@ export function commands() {
       const m = rt.enter(8);
       try {
         const a0 = u0;
+        if (rt.ended.has(u1)) rt.gone(u1, "vkGetDescriptorSetHostMappingVALVE", "descriptorSet");
         const a1 = u1;
         const a2 = m.at(0);
         check(a0, a1, a2);
@@ -29511,6 +29541,7 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        if (rt.ended.has(u1)) rt.gone(u1, "vkUpdateDescriptorSetWithTemplate", "descriptorSet");
         const a1 = u1;
         const a2 = u2;
         let a3;
