@@ -60,11 +60,12 @@ export function create<N extends keyof VkCreateOutputs>(
   vk: VkCommandSource,
   name: N,
   args: NoInfer<VkCreateArgs[N]>,
-): VkCreateOutputs[N];
-// The implementations take `unknown`: a cast from `VkCreateArgs[N]` or to `VkCreateOutputs[N]` relates every
-// create command's tuple or handle, in every `deno check` of a program importing mod.ts (docs/performance.md).
-export function create(vk: VkCommandSource, name: string, args: unknown): unknown {
-  return createHandle(vk, name, args as readonly unknown[]);
+): VkCreateOutputs[N] {
+  // Through `unknown`: a cast from `VkCreateArgs[N]` or to `VkCreateOutputs[N]` relates every create
+  // command's tuple or handle, in every `deno check` of a program importing mod.ts (docs/performance.md).
+  const untyped: unknown = args;
+  const handle: unknown = createHandle(vk, name, untyped as readonly unknown[]);
+  return handle as VkCreateOutputs[N];
 }
 
 /**
@@ -103,9 +104,10 @@ export function createMany<N extends keyof VkCreateManyOutputs>(
   name: N,
   args: NoInfer<VkCreateArgs[N]>,
   count: number,
-): VkCreateManyOutputs[N][];
-export function createMany(vk: VkCommandSource, name: string, args: unknown, count: number): unknown[] {
-  return createHandles(vk, name, args as readonly unknown[], count);
+): VkCreateManyOutputs[N][] {
+  const untyped: unknown = args; // as in create
+  const handles: unknown = createHandles(vk, name, untyped as readonly unknown[], count);
+  return handles as VkCreateManyOutputs[N][];
 }
 
 /** {@linkcode createMany} without its types, as {@linkcode createHandle}. */
