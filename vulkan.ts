@@ -107,8 +107,7 @@ export function loaderOf(vk: Vulkan): Loader {
  *
  * @example Instance version and instance creation
  * ```ts ignore
- * import { Vulkan } from "./vulkan.ts";
- * import { Arena, type Pointer } from "./ffi/memory.ts";
+ * import { Vulkan, Arena } from "@vkdeno/loader";
  * using vk = Vulkan.load();
  * using arena = new Arena();
  * const version = arena.alloc(4);
@@ -136,7 +135,7 @@ export class Vulkan implements Disposable {
    *
    * @example Usage
    * ```ts ignore
-   * import { Vulkan } from "./vulkan.ts";
+   * import { Vulkan } from "@vkdeno/loader";
    * using vk = Vulkan.load({ env: { vars: { VK_DRIVER_FILES: "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json" }, elevated: false } });
    * ```
    */
@@ -302,7 +301,7 @@ export class Vulkan implements Disposable {
    *
    * @example Usage
    * ```ts ignore
-   * import { Vulkan } from "./vulkan.ts";
+   * import { Vulkan } from "@vkdeno/loader";
    * using vk = Vulkan.load();
    * for await (const changes of vk.watch()) console.log(changes);
    * ```
@@ -321,7 +320,7 @@ export class Vulkan implements Disposable {
    *
    * @example Usage
    * ```ts ignore
-   * import { Vulkan } from "./vulkan.ts";
+   * import { Vulkan } from "@vkdeno/loader";
    * using vk = Vulkan.load();
    * if (!(await vk.waitForDevices({ timeoutMs: 10_000 }))) console.log("no GPU yet");
    * ```
@@ -429,7 +428,7 @@ function refused(name: string): VulkanCommand {
  *
  * @example Usage
  * ```ts ignore
- * import { loadVulkan } from "./vulkan.ts";
+ * import { loadVulkan } from "@vkdeno/loader";
  * using vk = loadVulkan();
  * ```
  */

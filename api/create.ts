@@ -48,7 +48,7 @@ function commandOf(vk: VkCommandSource, name: string, args: readonly unknown[]):
  *
  * @example Usage
  * ```ts ignore
- * import { create } from "./create.ts";
+ * import { create } from "@vkdeno/loader";
  * const buffer = create(vk, "vkCreateBuffer", [device, writeStruct(arena, "VkBufferCreateInfo", { size: 64n }), null]);
  * // buffer: VkBuffer
  * ```
@@ -93,7 +93,7 @@ export function createHandle(
  *
  * @example Usage
  * ```ts ignore
- * import { createMany } from "./create.ts";
+ * import { createMany } from "@vkdeno/loader";
  * const [cmd] = createMany(vk, "vkAllocateCommandBuffers", [device, allocateInfo], 1);
  * ```
  * @throws {VkError} If the command returns a negative `VkResult`.

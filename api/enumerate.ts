@@ -24,7 +24,7 @@ import { commandNameOf } from "../vk/handle_check_interface.ts";
  *
  * @example Usage
  * ```ts
- * import { check } from "./structs.ts";
+ * import { check } from "@vkdeno/loader";
  * console.log(check(1000001003, "vkAcquireNextImageKHR")); // 1000001003 (VK_SUBOPTIMAL_KHR)
  * try {
  *   check(-9, "vkCreateInstance");
@@ -63,7 +63,7 @@ export interface EnumerateOptions<N extends string = VkStructName> {
  *
  * @example Physical devices and extensions
  * ```ts ignore
- * import { enumerate } from "./structs.ts";
+ * import { enumerate } from "@vkdeno/loader";
  * const devices = enumerate(vk.vkEnumeratePhysicalDevices, [instance]);
  * const extensions = enumerate(vk.vkEnumerateInstanceExtensionProperties, [null], {
  *   struct: "VkExtensionProperties",
@@ -83,7 +83,7 @@ export function enumerate<A extends readonly unknown[], H = Deno.PointerObject>(
  *
  * @example Instance extensions
  * ```ts ignore
- * import { enumerate } from "./structs.ts";
+ * import { enumerate } from "@vkdeno/loader";
  * const extensions = enumerate(vk.vkEnumerateInstanceExtensionProperties, [null], {
  *   struct: "VkExtensionProperties",
  * });
@@ -102,7 +102,7 @@ export function enumerate<A extends readonly unknown[], N extends VkStructName>(
  *
  * @example Usage
  * ```ts ignore
- * import { enumerate } from "./structs.ts";
+ * import { enumerate } from "@vkdeno/loader";
  * const struct: string = "VkLayerProperties";
  * const layers = enumerate(next as (...a: unknown[]) => number, [], { struct });
  * ```

@@ -21,7 +21,7 @@ import type { VkCallbackPointer } from "../vk/generated/vk_types.ts";
  *
  * @example A buffer destroyed at the end of the block
  * ```ts ignore
- * import { VkScope } from "./scope.ts";
+ * import { VkScope } from "@vkdeno/loader";
  * {
  *   using scope = new VkScope(vk);
  *   const info = writeStruct(scope.arena, "VkBufferCreateInfo", { size: 64n, usage: VK_BUFFER_USAGE_TRANSFER_DST_BIT });

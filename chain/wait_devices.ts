@@ -19,7 +19,7 @@ import { VK_INCOMPLETE, VK_SUCCESS } from "../vk/generated/vk_constants.js";
  *
  * @example Usage
  * ```ts
- * import type { WaitForDevicesOptions } from "./wait_devices.ts";
+ * import type { WaitForDevicesOptions } from "@vkdeno/loader";
  * const o: WaitForDevicesOptions = { timeoutMs: 5000 };
  * ```
  */

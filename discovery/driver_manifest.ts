@@ -29,7 +29,7 @@ export type { LibraryPathKind } from "./platforms.ts";
  *
  * @example Usage
  * ```ts
- * import type { DriverManifest } from "./driver_manifest.ts";
+ * import type { DriverManifest } from "@vkdeno/loader/discovery";
  * const m: DriverManifest = {
  *   manifestPath: "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json",
  *   fileName: "lvp_icd.x86_64.json",

@@ -45,7 +45,7 @@ import { platformRules } from "./platforms.ts";
  *
  * @example Usage
  * ```ts
- * import type { DriverOrigin } from "./drivers.ts";
+ * import type { DriverOrigin } from "@vkdeno/loader/discovery";
  * const origin: DriverOrigin = { source: "XDG_DATA_DIRS", location: "/usr/share/vulkan/icd.d", defaulted: true };
  * ```
  */
@@ -70,7 +70,7 @@ export interface DriverOrigin {
  *
  * @example Usage
  * ```ts
- * import type { DiscoveredDriver } from "./drivers.ts";
+ * import type { DiscoveredDriver } from "@vkdeno/loader/discovery";
  * function describe(d: DiscoveredDriver): string {
  *   return `${d.fileName} -> ${d.libraryPath} (${d.origin.source})`;
  * }
@@ -104,7 +104,7 @@ export type DriverSkipKind =
  *
  * @example Usage
  * ```ts
- * import type { DriverCandidate } from "./drivers.ts";
+ * import type { DriverCandidate } from "@vkdeno/loader/discovery";
  * const skipped = (c: DriverCandidate) => c.status === "skipped" ? `${c.fileName}: ${c.reason}` : "";
  * ```
  */
@@ -134,7 +134,7 @@ export type { DiscoveryMessage } from "./message.ts";
  *
  * @example Usage
  * ```ts
- * import { discoverDrivers } from "./drivers.ts";
+ * import { discoverDrivers } from "@vkdeno/loader/discovery";
  * const { drivers, candidates, messages, locations } = discoverDrivers({ vars: {}, elevated: false, root: "/nonexistent" });
  * console.log(drivers.length, candidates.length, messages.length, locations.length);
  * ```
@@ -160,7 +160,7 @@ export interface DriverDiscovery {
  *
  * @example Usage
  * ```ts
- * import type { DiscoverDriversOptions } from "./drivers.ts";
+ * import type { DiscoverDriversOptions } from "@vkdeno/loader/discovery";
  * const options: DiscoverDriversOptions = { packages: ["/opt/vulkan/example_driver"] };
  * ```
  */
@@ -196,7 +196,7 @@ type Entry =
  *
  * @example Usage
  * ```ts
- * import { discoverDrivers } from "./drivers.ts";
+ * import { discoverDrivers } from "@vkdeno/loader/discovery";
  * const env = { vars: { VK_LOADER_DRIVERS_SELECT: "*lvp*" }, elevated: false };
  * console.log(discoverDrivers(env).drivers.map((d) => d.libraryPath));
  * ```

@@ -16,7 +16,7 @@ import { bundleResourcesOf, type DiscoveryOs, platformRules } from "./platforms.
  *
  * @example Usage
  * ```ts
- * import type { EnvironmentSnapshot } from "./environment.ts";
+ * import type { EnvironmentSnapshot } from "@vkdeno/loader";
  * const env: EnvironmentSnapshot = { vars: { VK_DRIVER_FILES: "/tmp/icd.json" }, elevated: false };
  * ```
  */
@@ -110,7 +110,7 @@ function idsDiffer(): boolean {
  *
  * @example Usage
  * ```ts
- * import { snapshotProcessEnvironment } from "./environment.ts";
+ * import { snapshotProcessEnvironment } from "@vkdeno/loader";
  * const env = snapshotProcessEnvironment();
  * console.log(env.elevated);
  * ```

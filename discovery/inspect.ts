@@ -32,7 +32,7 @@ export { inspectLocation } from "./inspect_section.ts";
  *
  * @example Usage
  * ```ts
- * import type { InspectReport } from "./inspect.ts";
+ * import type { InspectReport } from "@vkdeno/loader/discovery";
  * const titles = (r: InspectReport) => [r.drivers.title, r.layers?.title];
  * ```
  */
@@ -56,7 +56,7 @@ export interface InspectReport {
  *
  * @example Usage
  * ```ts
- * import type { InspectOptions } from "./inspect.ts";
+ * import type { InspectOptions } from "@vkdeno/loader/discovery";
  * const options: InspectOptions = { packages: ["/opt/vulkan/example_driver"] };
  * ```
  */
@@ -89,7 +89,7 @@ const EMPTY_REPLACES: Readonly<Record<string, string>> = {
  *
  * @example Usage
  * ```ts
- * import { buildInspectReport } from "./inspect.ts";
+ * import { buildInspectReport } from "@vkdeno/loader/discovery";
  * const report = buildInspectReport({ vars: { VK_DRIVER_FILES: "/nonexistent.json" }, elevated: false });
  * console.log(report.drivers.entries[0]?.reason); // "file does not exist"
  * ```
@@ -201,7 +201,7 @@ export function formatInspectSection(section: InspectSection): string {
  *
  * @example Usage
  * ```ts
- * import { buildInspectReport, formatInspectReport } from "./inspect.ts";
+ * import { buildInspectReport, formatInspectReport } from "@vkdeno/loader/discovery";
  * console.log(formatInspectReport(buildInspectReport({ vars: {}, elevated: false, root: "/nonexistent" })));
  * ```
  */

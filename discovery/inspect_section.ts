@@ -22,7 +22,7 @@ export type InspectValue = string | number | boolean;
  *
  * @example Usage
  * ```ts
- * import type { InspectEntry } from "./inspect_section.ts";
+ * import type { InspectEntry } from "@vkdeno/loader/discovery";
  * const entry: InspectEntry = {
  *   path: "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json",
  *   source: "XDG_DATA_DIRS",
@@ -55,7 +55,7 @@ export interface InspectEntry {
  *
  * @example Usage
  * ```ts
- * import type { InspectLocation } from "./inspect_section.ts";
+ * import type { InspectLocation } from "@vkdeno/loader/discovery";
  * const l: InspectLocation = { path: "/etc/vulkan/icd.d", source: "SYSCONFDIR", defaulted: true, status: "missing", files: 0 };
  * ```
  */
@@ -77,7 +77,7 @@ export interface InspectLocation {
  *
  * @example Usage
  * ```ts
- * import type { InspectSection } from "./inspect_section.ts";
+ * import type { InspectSection } from "@vkdeno/loader/discovery";
  * const empty: InspectSection = { title: "Drivers", locations: [], entries: [], used: 0, skipped: 0 };
  * ```
  */

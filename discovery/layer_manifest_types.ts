@@ -49,7 +49,7 @@ export type LayerMessage = DiscoveryMessage;
  *
  * @example Usage
  * ```ts
- * import type { LayerExtension } from "./layer_manifest.ts";
+ * import type { LayerExtension } from "@vkdeno/loader/discovery";
  * const ext: LayerExtension = { name: "VK_EXT_debug_utils", specVersion: 2, entrypoints: [] };
  * ```
  */
@@ -68,7 +68,7 @@ export interface LayerExtension {
  *
  * @example Usage
  * ```ts
- * import type { LayerEnvironmentVariable } from "./layer_manifest.ts";
+ * import type { LayerEnvironmentVariable } from "@vkdeno/loader/discovery";
  * const v: LayerEnvironmentVariable = { name: "ENABLE_VKBASALT", value: "1" };
  * ```
  */
@@ -84,7 +84,7 @@ export interface LayerEnvironmentVariable {
  *
  * @example Usage
  * ```ts
- * import type { LayerFunctionNames } from "./layer_manifest.ts";
+ * import type { LayerFunctionNames } from "@vkdeno/loader/discovery";
  * const f: LayerFunctionNames = { getInstanceProcAddr: "overlay_GetInstanceProcAddr" };
  * ```
  */
@@ -102,7 +102,8 @@ export interface LayerFunctionNames {
  *
  * @example Usage
  * ```ts
- * import { parseLayerManifest, type LayerManifest } from "./layer_manifest.ts";
+ * import { parseLayerManifest } from "./layer_manifest.ts";
+ * import { type LayerManifest } from "@vkdeno/loader/discovery";
  * const layer: LayerManifest | undefined = parseLayerManifest(
  *   { file_format_version: "1.0.0", layer: { name: "VK_LAYER_x", type: "GLOBAL", library_path: "./x.so",
  *     api_version: "1.3.0", implementation_version: "1", description: "x" } },

@@ -20,7 +20,7 @@ import { mergedExtensions } from "./meta_layers.ts";
  *
  * @example Usage
  * ```ts
- * import type { LayerProperties } from "./layer_properties.ts";
+ * import type { LayerProperties } from "@vkdeno/loader/discovery";
  * const p: LayerProperties = {
  *   layerName: "VK_LAYER_KHRONOS_validation",
  *   specVersion: 4206831,
@@ -48,7 +48,7 @@ export interface LayerProperties {
  *
  * @example Usage
  * ```ts
- * import { enumerateInstanceLayerProperties } from "./layer_properties.ts";
+ * import { enumerateInstanceLayerProperties } from "@vkdeno/loader/discovery";
  * console.log(enumerateInstanceLayerProperties({ layers: [] })); // []
  * ```
  */

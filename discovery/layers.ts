@@ -71,7 +71,7 @@ export type LayerCandidateStatus =
  *
  * @example Usage
  * ```ts
- * import type { LayerCandidate } from "./layers.ts";
+ * import type { LayerCandidate } from "@vkdeno/loader/discovery";
  * const c: LayerCandidate = {
  *   manifestPath: "/usr/share/vulkan/implicit_layer.d/MangoHud.json",
  *   name: "VK_LAYER_MANGOHUD_overlay",
@@ -104,7 +104,7 @@ export interface LayerCandidate {
  *
  * @example Usage
  * ```ts
- * import { discoverLayers, type LayerDiscovery } from "./layers.ts";
+ * import { discoverLayers, type LayerDiscovery } from "@vkdeno/loader/discovery";
  * const d: LayerDiscovery = discoverLayers({ vars: {}, elevated: false, root: "/nonexistent" });
  * console.log(d.candidates.length); // 0
  * ```
@@ -139,7 +139,7 @@ export interface LayerDiscovery {
  *
  * @example Usage
  * ```ts
- * import type { DiscoverLayersOptions } from "./layers.ts";
+ * import type { DiscoverLayersOptions } from "@vkdeno/loader/discovery";
  * const o: DiscoverLayersOptions = { executablePath: "/usr/bin/vkcube" };
  * ```
  */
@@ -160,7 +160,7 @@ export interface DiscoverLayersOptions {
  *
  * @example Usage
  * ```ts
- * import { discoverLayers } from "./layers.ts";
+ * import { discoverLayers } from "@vkdeno/loader/discovery";
  * const env = { vars: { VK_LAYER_PATH: "/nonexistent" }, elevated: false, root: "/nonexistent" };
  * console.log(discoverLayers(env).locations.explicit[0]?.status); // "missing"
  * ```

@@ -10,7 +10,7 @@
  *
  * @example Usage
  * ```ts
- * import type { DiscoveryMessage } from "./message.ts";
+ * import type { DiscoveryMessage } from "@vkdeno/loader/discovery";
  * const m: DiscoveryMessage = { level: "info", category: "driver", text: "Searching for driver manifest files" };
  * ```
  */

@@ -27,7 +27,7 @@ export const PACKAGE_METADATA_VERSION = 1;
  *
  * @example Usage
  * ```ts
- * import type { DriverPackage } from "./packages.ts";
+ * import type { DriverPackage } from "@vkdeno/loader/discovery";
  * const p: DriverPackage = {
  *   folder: "/pkg",
  *   metadataPath: "/pkg/meta/metadata/metadata.json",

@@ -48,7 +48,7 @@ export const SYSCONFDIR = "/etc";
  *
  * @example Usage
  * ```ts
- * import type { SearchLocation } from "./search_paths.ts";
+ * import type { SearchLocation } from "@vkdeno/loader/discovery";
  * const location: SearchLocation = {
  *   path: "/usr/share/vulkan/icd.d",
  *   source: "XDG_DATA_DIRS",
@@ -108,7 +108,7 @@ export type LocationStatus =
  *
  * @example Usage
  * ```ts
- * import type { LocationReport } from "./search_paths.ts";
+ * import type { LocationReport } from "@vkdeno/loader/discovery";
  * const report: LocationReport = {
  *   location: { path: "/etc/vulkan/icd.d", source: "SYSCONFDIR", defaulted: true, isFile: false },
  *   status: "missing",

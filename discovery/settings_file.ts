@@ -32,7 +32,7 @@ export type SettingsLayerControl = "auto" | "on" | "off" | "unordered_layer_loca
  *
  * @example Usage
  * ```ts
- * import type { SettingsLayer } from "./settings_file.ts";
+ * import type { SettingsLayer } from "@vkdeno/loader/discovery";
  * const l: SettingsLayer = { index: 0, control: "on", name: "VK_LAYER_KHRONOS_validation", path: "/x.json", treatAsImplicit: false };
  * ```
  */
@@ -55,7 +55,7 @@ export interface SettingsLayer {
  *
  * @example Usage
  * ```ts
- * import type { SettingsDeviceConfiguration } from "./settings_file.ts";
+ * import type { SettingsDeviceConfiguration } from "@vkdeno/loader/discovery";
  * const uuid = Array.from({ length: 16 }, (_, i) => i);
  * const c: SettingsDeviceConfiguration = { index: 0, deviceUUID: uuid, driverUUID: uuid, driverVersion: 1 };
  * ```
@@ -81,7 +81,7 @@ export interface SettingsDeviceConfiguration {
  *
  * @example Usage
  * ```ts
- * import type { DeviceConfigurations } from "./settings_file.ts";
+ * import type { DeviceConfigurations } from "@vkdeno/loader/discovery";
  * const none: DeviceConfigurations = { settingsPath: "/etc/vulkan/loader_settings.d/vk_loader_settings.json", entries: [] };
  * ```
  */
@@ -128,7 +128,7 @@ export function deviceConfigurationsOf(
  *
  * @example Usage
  * ```ts
- * import type { LoaderSettings } from "./settings_file.ts";
+ * import type { LoaderSettings } from "@vkdeno/loader/discovery";
  * const describe = (s: LoaderSettings) => `${s.path} entry ${s.entryIndex}`;
  * ```
  */
@@ -169,7 +169,7 @@ export interface LoaderSettings {
  *
  * @example Usage
  * ```ts
- * import type { SettingsLocation } from "./settings_file.ts";
+ * import type { SettingsLocation } from "@vkdeno/loader/discovery";
  * const l: SettingsLocation = { path: "/etc/vulkan/loader_settings.d/vk_loader_settings.json", source: "SYSCONFDIR", status: "missing" };
  * ```
  */
@@ -200,7 +200,7 @@ export type SettingsMessage = DiscoveryMessage;
  *
  * @example Usage
  * ```ts
- * import type { SettingsFileResult } from "./settings_file.ts";
+ * import type { SettingsFileResult } from "@vkdeno/loader/discovery";
  * const active = (r: SettingsFileResult) => r.settings !== undefined;
  * ```
  */
@@ -291,7 +291,7 @@ export function settingsFileLocations(
  *
  * @example Usage
  * ```ts
- * import { readLoaderSettings } from "./settings_file.ts";
+ * import { readLoaderSettings } from "@vkdeno/loader/discovery";
  * const r = readLoaderSettings({ vars: {}, elevated: false, root: "/nonexistent" });
  * console.log(r.searched.map((l) => l.status)); // [ "missing", "missing", "missing", "missing" ]
  * ```

@@ -21,7 +21,7 @@ import type { SettingsLayer, SettingsLayerControl } from "./settings_file.ts";
  *
  * @example Usage
  * ```ts
- * import type { SettingsLayerOutcome } from "./settings_layers.ts";
+ * import type { SettingsLayerOutcome } from "@vkdeno/loader/discovery";
  * const o: SettingsLayerOutcome = { entry: { index: 0, control: "off", name: "VK_LAYER_x", path: "/x.json", treatAsImplicit: false }, status: "used", reason: "off: hidden" };
  * ```
  */
@@ -41,7 +41,7 @@ export interface SettingsLayerOutcome {
  *
  * @example Usage
  * ```ts
- * import type { SettingsLayerCombination } from "./settings_layers.ts";
+ * import type { SettingsLayerCombination } from "@vkdeno/loader/discovery";
  * const names = (c: SettingsLayerCombination) => c.layers.map((l) => l.name);
  * ```
  */

@@ -35,7 +35,7 @@ export type DiscoveryChangeKind =
  *
  * @example Usage
  * ```ts
- * import type { DiscoveryChange } from "./watch.ts";
+ * import type { DiscoveryChange } from "@vkdeno/loader";
  * const c: DiscoveryChange = { kind: "driver", change: "added", path: "/usr/share/vulkan/icd.d/lvp.json" };
  * ```
  */
@@ -168,7 +168,7 @@ export function watchFolders(env: EnvironmentSnapshot): string[] {
  *
  * @example Usage
  * ```ts
- * import type { DiscoveryWatchOptions } from "./watch.ts";
+ * import type { DiscoveryWatchOptions } from "@vkdeno/loader";
  * const o: DiscoveryWatchOptions = { debounceMs: 50 };
  * ```
  */
@@ -196,7 +196,7 @@ function loadFsWatch(): Promise<void> {
  *
  * @example Usage
  * ```ts ignore
- * import { DiscoveryWatcher } from "./watch.ts";
+ * import { DiscoveryWatcher } from "@vkdeno/loader";
  * using watcher = new DiscoveryWatcher({ vars: { HOME: "/home/me" }, elevated: false });
  * const { value } = await watcher.next();
  * console.log(value);

@@ -40,7 +40,7 @@ export function arenaKeep(arena: Arena, m: Scratch): void {
  *
  * @example Usage
  * ```ts
- * import { Arena, readCString } from "./memory.ts";
+ * import { Arena, readCString } from "@vkdeno/loader";
  * using arena = new Arena();
  * const name = arena.cstring("VK_LAYER_KHRONOS_validation");
  * console.log(readCString(name)); // "VK_LAYER_KHRONOS_validation"
@@ -94,7 +94,7 @@ export class Arena implements Disposable {
    *
    * @example Allocate a struct
    * ```ts
-   * import { Arena } from "./memory.ts";
+   * import { Arena } from "@vkdeno/loader";
    * using arena = new Arena();
    * const info = arena.alloc(64);
    * new DataView(info.buffer, info.byteOffset).setUint32(0, 1, true);
@@ -124,7 +124,7 @@ export class Arena implements Disposable {
    *
    * @example Usage
    * ```ts
-   * import { Arena } from "./memory.ts";
+   * import { Arena } from "@vkdeno/loader";
    * using arena = new Arena();
    * const p = arena.pointer(arena.alloc(16));
    * ```
@@ -142,7 +142,7 @@ export class Arena implements Disposable {
    *
    * @example Usage
    * ```ts
-   * import { Arena } from "./memory.ts";
+   * import { Arena } from "@vkdeno/loader";
    * using arena = new Arena();
    * const p = arena.copy(new Uint32Array([1, 2, 3]));
    * ```
@@ -159,7 +159,7 @@ export class Arena implements Disposable {
    *
    * @example Usage
    * ```ts
-   * import { Arena } from "./memory.ts";
+   * import { Arena } from "@vkdeno/loader";
    * using arena = new Arena();
    * const p = arena.cstring("vkCreateInstance");
    * ```
@@ -181,7 +181,7 @@ export class Arena implements Disposable {
    *
    * @example Usage
    * ```ts
-   * import { Arena } from "./memory.ts";
+   * import { Arena } from "@vkdeno/loader";
    * using arena = new Arena();
    * const names = arena.cstringArray(["VK_KHR_surface", "VK_KHR_xcb_surface"]);
    * ```
@@ -196,7 +196,7 @@ export class Arena implements Disposable {
    *
    * @example Usage
    * ```ts
-   * import { Arena } from "./memory.ts";
+   * import { Arena } from "@vkdeno/loader";
    * using arena = new Arena();
    * const list = arena.pointerArray([arena.cstring("a"), null]);
    * ```
@@ -213,7 +213,7 @@ export class Arena implements Disposable {
    *
    * @example Usage
    * ```ts
-   * import { Arena } from "./memory.ts";
+   * import { Arena } from "@vkdeno/loader";
    * const arena = new Arena();
    * arena.cstring("x");
    * arena.dispose();
@@ -274,7 +274,7 @@ function nonNull(ptr: Deno.PointerValue, what: string): Deno.PointerObject {
  *
  * @example Usage
  * ```ts
- * import { Arena, readCString } from "./memory.ts";
+ * import { Arena, readCString } from "@vkdeno/loader";
  * using arena = new Arena();
  * console.log(readCString(arena.cstring("abc"), 2)); // "ab"
  * ```
@@ -313,7 +313,7 @@ function view(ptr: Deno.PointerValue, offset: number, size: number): DataView {
  *
  * @example Usage
  * ```ts
- * import { Arena, readPointer } from "./memory.ts";
+ * import { Arena, readPointer } from "@vkdeno/loader";
  * using arena = new Arena();
  * const list = arena.pointerArray([null]);
  * console.log(readPointer(list, 0)); // null

@@ -20,7 +20,8 @@ export const REG_DWORD = 4;
  *
  * @example Usage
  * ```ts
- * import { REG_DWORD, type RegistryValue } from "./registry.ts";
+ * import { REG_DWORD } from "./registry.ts";
+ * import { type RegistryValue } from "@vkdeno/loader/discovery";
  * const value: RegistryValue = { name: "C:\\vk\\icd.json", type: REG_DWORD, data: new Uint8Array(4) };
  * ```
  */
@@ -38,7 +39,7 @@ export interface RegistryValue {
  *
  * @example Usage
  * ```ts
- * import type { RegistryReader } from "./registry.ts";
+ * import type { RegistryReader } from "@vkdeno/loader/discovery";
  * const none: RegistryReader = { values: () => undefined };
  * ```
  */
@@ -58,7 +59,7 @@ export type RegistryTreeValue = number | string | { readonly type: number; reado
  *
  * @example Usage
  * ```ts
- * import type { RegistryTree } from "./registry.ts";
+ * import type { RegistryTree } from "@vkdeno/loader/discovery";
  * const tree: RegistryTree = { "HKEY_LOCAL_MACHINE\\SOFTWARE\\Khronos\\Vulkan\\Drivers": [["C:\\vk\\a.json", 0]] };
  * ```
  */
@@ -69,7 +70,7 @@ export type RegistryTree = Readonly<Record<string, readonly (readonly [string, R
  *
  * @example Usage
  * ```ts
- * import { registryFromTree } from "./registry.ts";
+ * import { registryFromTree } from "@vkdeno/loader/discovery";
  * const reader = registryFromTree({ "HKEY_CURRENT_USER\\SOFTWARE\\X": [["a", 0]] });
  * console.log(reader.values("HKEY_CURRENT_USER", "software\\x")?.[0]?.name); // "a"
  * ```

@@ -66,7 +66,7 @@ export interface CommandImplementation {
  *
  * @example Usage
  * ```ts
- * import { defineCommand } from "./command.ts";
+ * import { defineCommand } from "@vkdeno/loader/layers";
  * const count = defineCommand({
  *   name: "vkGetPhysicalDeviceThingCountVKDENO",
  *   level: "physical_device",
@@ -107,7 +107,7 @@ export function defineCommand<
  *
  * @example Usage
  * ```ts
- * import { defineCommand, provide } from "./command.ts";
+ * import { defineCommand, provide } from "@vkdeno/loader/layers";
  * const ping = defineCommand({ name: "vkPingVKDENO", level: "device", parameters: ["pointer"], result: "void" });
  * let pings = 0;
  * const object = { intercepts: {}, commands: [provide(ping, () => void pings++)] };

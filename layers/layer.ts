@@ -251,7 +251,7 @@ export interface TsLayer<
  *
  * @example A layer with one setting
  * ```ts
- * import { defineLayer } from "./layer.ts";
+ * import { defineLayer } from "@vkdeno/loader/layers";
  * const layer = defineLayer({
  *   name: "VK_LAYER_x_quiet",
  *   description: "Says how quiet it is",
@@ -314,7 +314,7 @@ function namesByLevel(): CommandNamesByLevel {
  *
  * @example Usage
  * ```ts
- * import { COMMAND_NAMES } from "./layer.ts";
+ * import { COMMAND_NAMES } from "@vkdeno/loader/layers";
  * console.log(COMMAND_NAMES.device.includes("vkCmdDraw")); // true
  * ```
  */
@@ -347,7 +347,7 @@ function namesOnFirstUse(): CommandNamesByLevel {
  *
  * @example Count every call
  * ```ts
- * import { defineLayer, everyCommand } from "./layer.ts";
+ * import { defineLayer, everyCommand } from "@vkdeno/loader/layers";
  * const counts = new Map<string, number>();
  * export default defineLayer({
  *   name: "VK_LAYER_example_count",

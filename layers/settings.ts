@@ -186,7 +186,7 @@ function trimPrefix(layer: string): string {
  *
  * @example Usage
  * ```ts
- * import { settingsFileKey } from "./settings.ts";
+ * import { settingsFileKey } from "@vkdeno/loader/layers";
  * console.log(settingsFileKey("VK_LAYER_KHRONOS_validation")); // "khronos_validation"
  * ```
  */
@@ -200,7 +200,7 @@ export function settingsFileKey(layer: string): string {
  *
  * @example Usage
  * ```ts
- * import { settingVariables } from "./settings.ts";
+ * import { settingVariables } from "@vkdeno/loader/layers";
  * console.log(settingVariables("VK_LAYER_KHRONOS_validation", "debug_action"));
  * // ["VK_KHRONOS_VALIDATION_DEBUG_ACTION", "VK_VALIDATION_DEBUG_ACTION", "VK_DEBUG_ACTION"]
  * ```
@@ -223,7 +223,7 @@ export function settingVariables(layer: string, setting: string): string[] {
  *
  * @example Usage
  * ```ts
- * import { layerSettingsFilePath } from "./settings.ts";
+ * import { layerSettingsFilePath } from "@vkdeno/loader/layers";
  * console.log(layerSettingsFilePath({ vars: {}, elevated: false, cwd: "/nonexistent" }));
  * // "/nonexistent/vk_layer_settings.txt"
  * ```
@@ -699,8 +699,8 @@ const API_ARRAYS = {
  *
  * @example Verbose, through the API, for the instance made with it
  * ```ts
- * import { Arena } from "../ffi/memory.ts";
- * import { layerSettingsCreateInfo } from "./settings.ts";
+ * import { Arena } from "@vkdeno/loader";
+ * import { layerSettingsCreateInfo } from "@vkdeno/loader/layers";
  * const layer = { name: "VK_LAYER_example_x", settings: { verbose: { type: "bool", default: false } } } as const;
  * using arena = new Arena();
  * const settings = layerSettingsCreateInfo(arena, layer, { verbose: true });

@@ -77,8 +77,7 @@ export type LayeredCommands<T extends CommandObject> = T & {
  *
  * @example A layer that intercepts nothing changes nothing
  * ```ts
- * import { installLayers } from "./top.ts";
- * import { defineLayer } from "./layer.ts";
+ * import { installLayers, defineLayer } from "@vkdeno/loader/layers";
  * const base = { vkCmdSetLineWidth: (_cb: Deno.PointerValue, _w: number) => {} };
  * const idle = defineLayer({ name: "VK_LAYER_x_idle", description: "idle", create: () => ({ intercepts: {} }) });
  * using vk = installLayers(base, { layers: [idle] });

@@ -33,7 +33,7 @@ export const DIRECT_DRIVER_MIN_INTERFACE_VERSION = 7;
  *
  * @example Usage
  * ```ts
- * import type { DriverEntryPoint } from "./direct_driver.ts";
+ * import type { DriverEntryPoint } from "@vkdeno/loader";
  * const describe = (d: DriverEntryPoint) => `${d.name} at 0x${Deno.UnsafePointer.value(d.getInstanceProcAddr).toString(16)}`;
  * ```
  */

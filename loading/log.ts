@@ -154,7 +154,7 @@ export function formatLogLine(entry: LogEntry, mask: number = ALL_BITS): string 
  *
  * @example Usage
  * ```ts
- * import { Logger } from "./log.ts";
+ * import { Logger } from "@vkdeno/loader";
  * const lines: string[] = [];
  * const log = new Logger({ vars: { VK_LOADER_DEBUG: "warn" }, elevated: false }, { write: (l) => lines.push(l) });
  * log.warn("Driver \"x.json\" skipped", "driver");
@@ -196,7 +196,7 @@ export class Logger {
    *
    * @example Usage
    * ```ts
-   * import { Logger } from "./log.ts";
+   * import { Logger } from "@vkdeno/loader";
    * console.log(new Logger({ vars: { VK_LOADER_DEBUG: "layer" }, elevated: false }).enabled("layer")); // true
    * ```
    */
@@ -209,7 +209,7 @@ export class Logger {
    *
    * @example Usage
    * ```ts
-   * import { Logger } from "./log.ts";
+   * import { Logger } from "@vkdeno/loader";
    * const log = new Logger({ vars: {}, elevated: false });
    * const detach = log.addSink((r) => console.log(r.text));
    * log.debug("seen by the sink only");
@@ -226,7 +226,7 @@ export class Logger {
    *
    * @example Usage
    * ```ts
-   * import { Logger } from "./log.ts";
+   * import { Logger } from "@vkdeno/loader";
    * const log = new Logger({ vars: { VK_LOADER_DEBUG: "all" }, elevated: false });
    * log.log({ level: "info", category: "layer", text: "Insert instance layer \"VK_LAYER_x\"" });
    * ```
@@ -260,7 +260,7 @@ export class Logger {
    *
    * @example Usage
    * ```ts
-   * import { Logger } from "./log.ts";
+   * import { Logger } from "@vkdeno/loader";
    * new Logger({ vars: {}, elevated: false }).logAll([{ level: "warn", category: "driver", text: "x" }]);
    * ```
    */
@@ -273,7 +273,7 @@ export class Logger {
    *
    * @example Usage
    * ```ts
-   * import { Logger } from "./log.ts";
+   * import { Logger } from "@vkdeno/loader";
    * new Logger({ vars: {}, elevated: false }).error("Cannot load driver \"x.json\"", "driver");
    * ```
    */
@@ -286,7 +286,7 @@ export class Logger {
    *
    * @example Usage
    * ```ts
-   * import { Logger } from "./log.ts";
+   * import { Logger } from "@vkdeno/loader";
    * new Logger({ vars: {}, elevated: false }).warn("Layer \"x\" skipped", "layer");
    * ```
    */
@@ -299,7 +299,7 @@ export class Logger {
    *
    * @example Usage
    * ```ts
-   * import { Logger } from "./log.ts";
+   * import { Logger } from "@vkdeno/loader";
    * new Logger({ vars: {}, elevated: false }).info("Found manifest file \"x.json\"");
    * ```
    */
@@ -312,7 +312,7 @@ export class Logger {
    *
    * @example Usage
    * ```ts
-   * import { Logger } from "./log.ts";
+   * import { Logger } from "@vkdeno/loader";
    * new Logger({ vars: {}, elevated: false }).debug("Searching for driver manifest files", "driver");
    * ```
    */
@@ -326,7 +326,7 @@ export class Logger {
    *
    * @example Usage
    * ```ts
-   * import { Logger } from "./log.ts";
+   * import { Logger } from "@vkdeno/loader";
    * new Logger({ vars: {}, elevated: false }, { write: () => {} }).fatal("Invalid instance handle");
    * ```
    */

@@ -10,7 +10,7 @@
  *
  * @example Usage
  * ```ts
- * import { makeApiVersion } from "../api/structs.ts";
+ * import { makeApiVersion } from "@vkdeno/loader";
  * console.log(makeApiVersion(1, 3, 0).toString(16)); // "403000"
  * ```
  * @throws {RangeError} If a component is out of its bit range.
@@ -30,7 +30,7 @@ export function makeApiVersion(major: number, minor: number, patch?: number, var
  *
  * @example Usage
  * ```ts
- * import { formatApiVersion } from "../api/structs.ts";
+ * import { formatApiVersion } from "@vkdeno/loader";
  * console.log(formatApiVersion(4206847)); // "1.3.255"
  * ```
  */

@@ -12,7 +12,7 @@ import { ENUM_VALUES, RESULT_NAMES } from "./generated/enums.ts";
  *
  * @example Usage
  * ```ts
- * import { resultName } from "./errors.ts";
+ * import { resultName } from "@vkdeno/loader";
  * console.log(resultName(-6)); // "VK_ERROR_LAYER_NOT_PRESENT"
  * ```
  */
@@ -44,7 +44,7 @@ export function resultCode(name: string): number {
  *
  * @example Usage
  * ```ts
- * import { VkError } from "./errors.ts";
+ * import { VkError } from "@vkdeno/loader";
  * const e = new VkError("VK_ERROR_LAYER_NOT_PRESENT", 'Cannot create instance: layer "VK_LAYER_foo" not found');
  * console.log(e.result, e.code); // "VK_ERROR_LAYER_NOT_PRESENT" -6
  * ```
@@ -80,7 +80,7 @@ export class VkError extends Error {
    *
    * @example Usage
    * ```ts
-   * import { VkError } from "./errors.ts";
+   * import { VkError } from "@vkdeno/loader";
    * VkError.check(0, "vkCreateInstance"); // 0
    * try {
    *   VkError.check(-9, "vkCreateInstance");

@@ -45,8 +45,7 @@ export interface ReadStructOptions {
  *
  * @example Round trip
  * ```ts
- * import { Arena } from "../ffi/memory.ts";
- * import { readStruct, writeStruct } from "../api/structs.ts";
+ * import { Arena, readStruct, writeStruct } from "@vkdeno/loader";
  * using arena = new Arena();
  * const p = writeStruct(arena, "VkExtent2D", { width: 640, height: 480 });
  * console.log(readStruct("VkExtent2D", p)); // { width: 640, height: 480 }
@@ -63,8 +62,7 @@ export function readStruct<N extends VkStructName>(
  *
  * @example Usage
  * ```ts
- * import { Arena } from "../ffi/memory.ts";
- * import { readStruct, writeStruct } from "../api/structs.ts";
+ * import { Arena, readStruct, writeStruct } from "@vkdeno/loader";
  * using arena = new Arena();
  * const name: string = "VkExtent2D";
  * console.log(readStruct(name, writeStruct(arena, "VkExtent2D", { width: 3 })).width); // 3
@@ -127,8 +125,7 @@ export function readStructValue(
  *
  * @example Usage
  * ```ts
- * import { Arena } from "../ffi/memory.ts";
- * import { readStructArray, writeStructArray } from "../api/structs.ts";
+ * import { Arena, readStructArray, writeStructArray } from "@vkdeno/loader";
  * using arena = new Arena();
  * const p = writeStructArray(arena, "VkExtent2D", [{ width: 1 }, { width: 2 }]);
  * console.log(readStructArray("VkExtent2D", p, 2).map((e) => e.width)); // [1, 2]
@@ -145,8 +142,7 @@ export function readStructArray<N extends VkStructName>(
  *
  * @example Usage
  * ```ts
- * import { Arena } from "../ffi/memory.ts";
- * import { readStructArray, writeStructArray } from "../api/structs.ts";
+ * import { Arena, readStructArray, writeStructArray } from "@vkdeno/loader";
  * using arena = new Arena();
  * const name: string = "VkExtent2D";
  * console.log(readStructArray(name, writeStructArray(arena, "VkExtent2D", [{}, {}]), 2).length); // 2
@@ -175,8 +171,7 @@ export function readStructArray(
  *
  * @example Driver properties
  * ```ts
- * import { Arena } from "../ffi/memory.ts";
- * import { allocStruct, readChain } from "../api/structs.ts";
+ * import { Arena, allocStruct, readChain } from "@vkdeno/loader";
  * using arena = new Arena();
  * const props = allocStruct(arena, "VkPhysicalDeviceProperties2", {
  *   pNext: [{ type: "VkPhysicalDeviceDriverProperties" }],
@@ -193,8 +188,7 @@ export function readChain(pointer: Deno.PointerValue): (StructValue & { type: st
  *
  * @example Driver properties, typed
  * ```ts
- * import { Arena } from "../ffi/memory.ts";
- * import { allocStruct, readChain } from "../api/structs.ts";
+ * import { Arena, allocStruct, readChain } from "@vkdeno/loader";
  * using arena = new Arena();
  * const props = allocStruct(arena, "VkPhysicalDeviceProperties2", {
  *   pNext: [{ type: "VkPhysicalDeviceDriverProperties" }],

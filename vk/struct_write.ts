@@ -52,8 +52,7 @@ export type ChainFor<N extends VkStructName> = N extends infer P extends keyof V
  *
  * @example Instance create info
  * ```ts
- * import { Arena } from "../ffi/memory.ts";
- * import { makeApiVersion, readStruct, writeStruct } from "../api/structs.ts";
+ * import { Arena, makeApiVersion, readStruct, writeStruct } from "@vkdeno/loader";
  * using arena = new Arena();
  * const info = writeStruct(arena, "VkInstanceCreateInfo", {
  *   pApplicationInfo: { apiVersion: makeApiVersion(1, 3), pApplicationName: "demo" },
@@ -75,8 +74,7 @@ export function writeStruct<N extends VkStructName>(
  *
  * @example Usage
  * ```ts
- * import { Arena } from "../ffi/memory.ts";
- * import { writeStruct } from "../api/structs.ts";
+ * import { Arena, writeStruct } from "@vkdeno/loader";
  * using arena = new Arena();
  * const name: string = "VkExtent2D";
  * writeStruct(arena, name, { width: 1 });
@@ -130,8 +128,7 @@ function zeroed(m: Scratch, entry: StructEntry, name: string, count: number, cha
  *
  * @example Queue create infos
  * ```ts
- * import { Arena } from "../ffi/memory.ts";
- * import { writeStructArray } from "../api/structs.ts";
+ * import { Arena, writeStructArray } from "@vkdeno/loader";
  * using arena = new Arena();
  * const infos = writeStructArray(arena, "VkDeviceQueueCreateInfo", [
  *   { queueFamilyIndex: 0, pQueuePriorities: [1] },
@@ -149,8 +146,7 @@ export function writeStructArray<N extends VkStructName>(
  *
  * @example Usage
  * ```ts
- * import { Arena } from "../ffi/memory.ts";
- * import { writeStructArray } from "../api/structs.ts";
+ * import { Arena, writeStructArray } from "@vkdeno/loader";
  * using arena = new Arena();
  * const name: string = "VkExtent2D";
  * writeStructArray(arena, name, [{ width: 1 }]);
@@ -185,8 +181,7 @@ export interface AllocStructOptions<N extends VkStructName = VkStructName> {
  *
  * @example Properties with a pNext chain
  * ```ts
- * import { Arena } from "../ffi/memory.ts";
- * import { allocStruct, readStruct } from "../api/structs.ts";
+ * import { Arena, allocStruct, readStruct } from "@vkdeno/loader";
  * using arena = new Arena();
  * const props = allocStruct(arena, "VkPhysicalDeviceProperties2", {
  *   pNext: [{ type: "VkPhysicalDeviceDriverProperties" }],
@@ -205,8 +200,7 @@ export function allocStruct<N extends VkStructName>(
  *
  * @example Usage
  * ```ts
- * import { Arena } from "../ffi/memory.ts";
- * import { allocStruct } from "../api/structs.ts";
+ * import { Arena, allocStruct } from "@vkdeno/loader";
  * using arena = new Arena();
  * const name: string = "VkExtent2D";
  * allocStruct(arena, name, { count: 2 });

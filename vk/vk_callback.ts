@@ -89,9 +89,7 @@ export class VkCallback<N extends VkCallbackName = VkCallbackName> implements Di
  *
  * @example Usage
  * ```ts
- * import { Arena } from "../ffi/memory.ts";
- * import { writeStruct } from "../api/structs.ts";
- * import { readStructDeep } from "./vk_callback.ts";
+ * import { Arena, writeStruct, readStructDeep } from "@vkdeno/loader";
  * using arena = new Arena();
  * const p = writeStruct(arena, "VkDebugUtilsLabelEXT", { pLabelName: "frame" });
  * console.log(readStructDeep("VkDebugUtilsLabelEXT", p).pLabelName); // "frame"
@@ -146,8 +144,7 @@ export function readStructDeep(name: string, pointer: Deno.PointerValue, depth?:
  *
  * @example Debug messenger
  * ```ts
- * import { makeCallback } from "./vk_callback.ts";
- * import { flagNames } from "./names.ts";
+ * import { makeCallback, flagNames } from "@vkdeno/loader";
  * using messenger = makeCallback("PFN_vkDebugUtilsMessengerCallbackEXT", (severity, types, data) => {
  *   // ["VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT"], not 4096; objects as "VK_OBJECT_TYPE_BUFFER" ...
  *   console.log(flagNames("VkDebugUtilsMessageSeverityFlagsEXT", severity), flagNames("VkDebugUtilsMessageTypeFlagsEXT", types));

@@ -38,7 +38,7 @@ function chunk(type: string, data: Uint8Array): Uint8Array {
  *
  * @example Write a 1x1 red pixel
  * ```ts
- * import { encodePng } from "./png.ts";
+ * import { encodePng } from "@vkdeno/loader/window";
  * const png = encodePng({ width: 1, height: 1, rgba: new Uint8Array([255, 0, 0, 255]) });
  * console.log(png.length > 8); // true
  * ```

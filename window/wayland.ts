@@ -73,7 +73,7 @@ const cstring = (s: string) => encoder.encode(s + "\0");
  *
  * @example Open and close
  * ```ts ignore
- * import { WaylandWindow } from "./wayland.ts";
+ * import { WaylandWindow } from "@vkdeno/loader/window";
  * using win = WaylandWindow.open({ display: "wayland-1", width: 320, height: 240 });
  * console.log(win.surface !== null); // true
  * ```
@@ -126,7 +126,7 @@ export class WaylandWindow implements Disposable {
    *
    * @example Usage
    * ```ts ignore
-   * import { WaylandWindow } from "./wayland.ts";
+   * import { WaylandWindow } from "@vkdeno/loader/window";
    * using win = WaylandWindow.open({ width: 320, height: 240, title: "cube" });
    * ```
    * @throws {Error} If libwayland-client cannot be loaded, the connection fails, or the compositor offers

@@ -91,7 +91,7 @@ const XCB_CONFIG_WINDOW_HEIGHT = 8;
  *
  * @example Open, read back, close
  * ```ts ignore
- * import { XcbWindow } from "./x11.ts";
+ * import { XcbWindow } from "@vkdeno/loader/window";
  * using win = XcbWindow.open({ display: ":99", width: 64, height: 64, background: 0x336699 });
  * console.log(win.readPixels().rgba.slice(0, 4)); // Uint8Array [ 51, 102, 153, 255 ]
  * ```
@@ -148,7 +148,7 @@ export class XcbWindow implements Disposable {
    *
    * @example Usage
    * ```ts ignore
-   * import { XcbWindow } from "./x11.ts";
+   * import { XcbWindow } from "@vkdeno/loader/window";
    * using win = XcbWindow.open({ width: 320, height: 240 });
    * ```
    * @throws {Error} If libxcb cannot be loaded or the connection fails.

@@ -77,7 +77,7 @@ export const XIMAGE_OFFSETS = {
  *
  * @example Open, read back, close
  * ```ts ignore
- * import { XlibWindow } from "./x11.ts";
+ * import { XlibWindow } from "@vkdeno/loader/window";
  * using win = XlibWindow.open({ display: ":99", width: 64, height: 64, background: 0x336699 });
  * const image = win.readPixels();
  * console.log(image.rgba.slice(0, 4)); // Uint8Array [ 51, 102, 153, 255 ]
@@ -127,7 +127,7 @@ export class XlibWindow implements Disposable {
    *
    * @example Usage
    * ```ts ignore
-   * import { XlibWindow } from "./x11.ts";
+   * import { XlibWindow } from "@vkdeno/loader/window";
    * using win = XlibWindow.open({ width: 320, height: 240 });
    * ```
    * @throws {Error} If libX11 cannot be loaded or the display cannot be opened.
