@@ -7,6 +7,7 @@
 
 import { COMMAND_INDEX, COMMANDS } from "../vk/generated/commands.ts";
 import { type Pointer, readCString } from "../ffi/memory.ts";
+import { takeCacheUses } from "../ffi/persistent_cache.ts";
 import { commandDef } from "../vk/command_ffi.ts";
 import { type EnvironmentSnapshot, snapshotProcessEnvironment } from "../discovery/environment.ts";
 import { readLoaderSettings } from "../discovery/settings_file.ts";
@@ -142,6 +143,12 @@ export class Loader implements Disposable, TrampolineContext, InstanceCreationCo
         "perf",
       );
     }
+    this.#logCacheUses();
+  }
+
+  /** Says which persistent cache entries were read or made since the last time (docs/api.md). */
+  #logCacheUses(): void {
+    for (const text of takeCacheUses()) this.log.info(`Persistent cache ${text}`, "perf");
   }
 
   // ------------------------------------------------------------------------------------- global commands
@@ -153,7 +160,9 @@ export class Loader implements Disposable, TrampolineContext, InstanceCreationCo
 
   /** `vkEnumerateInstanceLayerProperties` (chain/global_commands.ts). */
   enumerateInstanceLayerProperties(pPropertyCount: Pointer, pProperties: Pointer): number {
-    return this.global.enumerateInstanceLayerProperties(pPropertyCount, pProperties);
+    const result = this.global.enumerateInstanceLayerProperties(pPropertyCount, pProperties);
+    this.#logCacheUses();
+    return result;
   }
 
   /** `vkEnumerateInstanceExtensionProperties` (chain/global_commands.ts). */
@@ -162,12 +171,16 @@ export class Loader implements Disposable, TrampolineContext, InstanceCreationCo
     pPropertyCount: Pointer,
     pProperties: Pointer,
   ): number {
-    return this.global.enumerateInstanceExtensionProperties(pLayerName, pPropertyCount, pProperties);
+    const result = this.global.enumerateInstanceExtensionProperties(pLayerName, pPropertyCount, pProperties);
+    this.#logCacheUses();
+    return result;
   }
 
   /** `vkCreateInstance` (chain/instance_create.ts). */
   createInstance(pCreateInfo: Pointer, pAllocator: Pointer, pInstance: Pointer): number {
-    return createInstance(this, pCreateInfo, pAllocator, pInstance);
+    const result = createInstance(this, pCreateInfo, pAllocator, pInstance);
+    this.#logCacheUses();
+    return result;
   }
 
   // ----------------------------------------------------------------------------------------- trampolines

@@ -17,6 +17,7 @@
 import type { FileStamp } from "../ffi/file_stamp.ts";
 import {
   codeIdentity,
+  noteCacheUse,
   persistentCacheFolder,
   readCacheEntry,
   writeCacheEntry,
@@ -121,12 +122,16 @@ export class PersistentManifestScan<T> {
 
   /** Writes the entry (this scan's records, replacing the last ones) when a record was added. */
   finish(): void {
-    if (!this.#added) return;
-    this.#added = false;
     const opened = this.#opened;
+    if (!this.#added) {
+      if (this.#used.size > 0) noteCacheUse(opened.folder, this.#name, "read");
+      return;
+    }
+    this.#added = false;
     opened.records = this.#used;
     const payload = JSON.stringify(Object.fromEntries(this.#used), (_key, value) => value ?? null);
-    writeCacheEntry(opened.folder, this.#name, opened.key, new TextEncoder().encode(payload));
+    const written = writeCacheEntry(opened.folder, this.#name, opened.key, new TextEncoder().encode(payload));
+    noteCacheUse(opened.folder, this.#name, written ? "written" : "not written");
   }
 }
 

@@ -98,7 +98,7 @@ function readEntry(file: string, key: string): Uint8Array | undefined {
 }
 
 /** Writes the entry to a file of its own, then renames it over `file`: a reader sees the old or the new one. */
-function writeEntry(folder: string, file: string, key: string, payload: Uint8Array): void {
+function writeEntry(folder: string, file: string, key: string, payload: Uint8Array): boolean {
   const keyBytes = encoder.encode(key);
   const at = (HEADER + keyBytes.length + 3) & ~3;
   const data = new Uint8Array(at + payload.length);
@@ -114,6 +114,7 @@ function writeEntry(folder: string, file: string, key: string, payload: Uint8Arr
     Deno.mkdirSync(folder, { recursive: true });
     Deno.writeFileSync(temp, data);
     Deno.renameSync(temp, file);
+    return true;
   } catch {
     // A read-only or full folder: the next process makes the bytes again.
     try {
@@ -121,6 +122,7 @@ function writeEntry(folder: string, file: string, key: string, payload: Uint8Arr
     } catch {
       // never written
     }
+    return false;
   }
 }
 
@@ -157,9 +159,12 @@ export function cachedBytesIn(
 ): Uint8Array {
   if (folder === undefined) return make();
   const kept = readCacheEntry(folder, name, key);
-  if (kept !== undefined) return kept;
+  if (kept !== undefined) {
+    noteCacheUse(folder, name, "read");
+    return kept;
+  }
   const made = make();
-  writeCacheEntry(folder, name, key, made);
+  noteCacheUse(folder, name, writeCacheEntry(folder, name, key, made) ? "written" : "not written");
   return made;
 }
 
@@ -177,15 +182,65 @@ export function readCacheEntry(folder: string, name: string, key: string): Uint8
 }
 
 /**
- * Keeps `payload` as `name` in `folder` for `key`, through a temp file and a rename; nothing when the folder
- * cannot be written.
+ * Keeps `payload` as `name` in `folder` for `key`, through a temp file and a rename; false (nothing written)
+ * when the folder cannot be written.
  *
  * @example Usage
  * ```ts
  * import { writeCacheEntry } from "./persistent_cache.ts";
- * writeCacheEntry("/proc/vkdeno-cache", "example", "v1", new Uint8Array([1])); // refused, silently
+ * console.log(writeCacheEntry("/proc/vkdeno-cache", "example", "v1", new Uint8Array([1]))); // false
  * ```
  */
-export function writeCacheEntry(folder: string, name: string, key: string, payload: Uint8Array): void {
-  if (granted({ name: "write", path: folder })) writeEntry(folder, `${folder}/${name}`, key, payload);
+export function writeCacheEntry(folder: string, name: string, key: string, payload: Uint8Array): boolean {
+  return granted({ name: "write", path: folder }) && writeEntry(folder, `${folder}/${name}`, key, payload);
+}
+
+/**
+ * What became of an entry: its kept bytes were `read`, or they were made again and `written` for the next
+ * process, or made again and `not written` (the folder could not be written).
+ */
+export type CacheUse = "read" | "written" | "not written";
+
+/** Uses not yet taken by {@linkcode takeCacheUses}, and every use ever noted (each is reported once). */
+const pendingUses: [folder: string, name: string, use: CacheUse][] = [];
+const notedUses = new Set<string>();
+
+/**
+ * Notes that entry `name` of `folder` was used so, for the log ({@linkcode takeCacheUses}); a use already
+ * noted in this process is not noted again.
+ *
+ * @example Usage
+ * ```ts
+ * import { noteCacheUse, takeCacheUses } from "./persistent_cache.ts";
+ * noteCacheUse("/tmp/example-cache", "example", "read");
+ * console.log(takeCacheUses()); // [ "/tmp/example-cache: example read" ]
+ * ```
+ */
+export function noteCacheUse(folder: string, name: string, use: CacheUse): void {
+  const key = `${folder}\0${name}\0${use}`;
+  if (notedUses.has(key)) return;
+  notedUses.add(key);
+  pendingUses.push([folder, name, use]);
+}
+
+/**
+ * The entry uses noted since the last call, one text per folder (`<folder>: <entry> <use>, ...`, in the
+ * order they happened), and forgets them: the loader logs each (docs/api.md, "Persistent cache").
+ *
+ * @example Usage
+ * ```ts
+ * import { takeCacheUses } from "./persistent_cache.ts";
+ * takeCacheUses();
+ * console.log(takeCacheUses()); // []
+ * ```
+ */
+export function takeCacheUses(): string[] {
+  if (pendingUses.length === 0) return [];
+  const byFolder = new Map<string, string[]>();
+  for (const [folder, name, use] of pendingUses.splice(0)) {
+    const uses = byFolder.get(folder) ?? [];
+    uses.push(`${name} ${use}`);
+    byFolder.set(folder, uses);
+  }
+  return Array.from(byFolder, ([folder, uses]) => `${folder}: ${uses.join(", ")}`);
 }

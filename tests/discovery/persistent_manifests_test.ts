@@ -32,12 +32,23 @@ function spawn(vars: Record<string, string>): Deno.ChildProcess {
   }).spawn();
 }
 
+/**
+ * The last child's log lines about the cache itself (docs/api.md, "Persistent cache"): the lines by which a run
+ * with the cache differs from one without, so they are kept out of {@linkcode Seen.log}.
+ */
+let lastCacheLog = "";
+
 async function result(child: Deno.ChildProcess): Promise<Seen> {
   const out = await child.output();
   const text = new TextDecoder().decode(out.stdout);
   const log = new TextDecoder().decode(out.stderr);
   if (!out.success) throw new Error(`layers child failed:\n${text}\n${log}`);
-  return { seen: JSON.parse(text.trim().split("\n").at(-1)!), log };
+  const lines = log.split("\n");
+  lastCacheLog = lines.filter((l) => l.includes("Persistent cache ")).join("\n");
+  return {
+    seen: JSON.parse(text.trim().split("\n").at(-1)!),
+    log: lines.filter((l) => !l.includes("Persistent cache ")).join("\n"),
+  };
 }
 
 /** What a process with `vars` sees, checked against the same run without the cache; returns it. */
@@ -129,8 +140,12 @@ Deno.test("a second process takes the layer manifests from the cache and sees th
     assert(text.includes(name), `${name} not kept`);
   }
   assert(entryText(t.cache, "driver-manifests").includes(t.vars.VK_DRIVER_FILES!));
+  assertEquals(lastCacheLog, ""); // the run without the cache says nothing of it
   const written = writtenAt(t.cache);
   assertEquals(await result(spawn(t.vars)), first);
+  // The log says both entries were read, in the test's cache folder.
+  for (const entry of ENTRIES) assert(lastCacheLog.includes(`${entry} read`), lastCacheLog);
+  assert(lastCacheLog.includes(`Persistent cache ${t.cache}: `), lastCacheLog);
   // A process that parsed nothing rewrites nothing.
   assertEquals(writtenAt(t.cache), written);
 });

@@ -186,6 +186,44 @@ Deno.test("a read-only cache folder: the first instance is the same, and nothing
   assertEquals(entries("/proc").filter((n) => n.startsWith("stubs-")), []);
 });
 
+/**
+ * What the log (`VK_LOADER_DEBUG=info`) of one first instance says of the cache: each entry named once, with
+ * what became of it; the lines must all name `folder`.
+ */
+async function cacheUses(vars: Record<string, string>, folder: string): Promise<Record<string, string>> {
+  const out = await spawn({ ...vars, VK_LOADER_DEBUG: "info" }).output();
+  const stderr = new TextDecoder().decode(out.stderr);
+  assert(out.success, stderr);
+  const uses: Record<string, string> = {};
+  for (const line of stderr.split("\n").filter((l) => l.includes("Persistent cache"))) {
+    const [, at, list] = line.match(/^INFO: +Persistent cache (.*): (.*)$/) ?? [];
+    assertEquals(at, folder, line);
+    for (const use of list!.split(", ")) {
+      const [name, what] = [use.slice(0, use.indexOf(" ")), use.slice(use.indexOf(" ") + 1)];
+      assert(!(name in uses), `${name} named twice:\n${stderr}`);
+      uses[name] = what;
+    }
+  }
+  return uses;
+}
+
+/** The stub entries' uses, by kind (the manifests' depend on the host's layer folders and the files' age). */
+function stubUses(uses: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(uses).filter(([n]) => n.startsWith("stubs-")).map(([n, u]) => [kind(n), u]),
+  );
+}
+
+Deno.test("the log says, once per entry and process, with the folder, which entries were written, read or could not be written", async () => {
+  await using t = await twoDrivers();
+  const vars = { ...t.vars, VK_DRIVER_FILES: t.env.drivers[0]!.manifestPath };
+  const all = (use: string) => Object.fromEntries(STUB_ENTRIES.map((n) => [n, use]));
+  assertEquals(stubUses(await cacheUses(vars, t.cache)), all("written"));
+  assertEquals(stubUses(await cacheUses(vars, t.cache)), all("read"));
+  assertEquals(stubUses(await cacheUses({ ...vars, VKDENO_CACHE: "/proc" }, "/proc")), all("not written"));
+  assertEquals(await cacheUses({ ...vars, VKDENO_CACHE: "0" }, t.cache), {});
+});
+
 Deno.test("cachedBytesIn: a hit needs the same key; a miss makes and keeps; a folder it cannot write is only skipped", async () => {
   const folder = await Deno.makeTempDir({ prefix: "vkdeno_cache_" });
   try {
