@@ -22,7 +22,10 @@
  * struct literals, outputs returned, a negative `VkResult` thrown as a `VkError` (README, "Vulkan in TypeScript").
  *
  * Finding your way: `deno doc --filter vkCreateBuffer mod.ts` (any command, struct, constant or type by
- * name); `deno doc --filter VkIdiomaticCommands.createBuffer mod.ts` (a method of `VkApi`, the idiomatic
+ * name; a struct's own name is the form `readStruct` returns);
+ * `deno doc --filter VkStructInputs.VkBufferCreateInfo mod.ts` (the form a struct literal takes in
+ * `writeStruct` and `VkApi`: numbers or bigints, arrays where C takes a pointer, required members required);
+ * `deno doc --filter VkIdiomaticCommands.createBuffer mod.ts` (a method of `VkApi`, the idiomatic
  * layer); `deno doc --html mod.ts` groups everything by category (Commands, Structs, Handles, Enums, Flags).
  *
  * @example Discovery snapshot
