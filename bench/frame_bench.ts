@@ -263,6 +263,9 @@ if (import.meta.main) {
         against: RAW,
         op: "<=",
         limit: 1.5,
+        whyMissed: "VkApi adds ~45-55 ns of checks and writing per struct command over the raw call (the " +
+          "Idiomatic API section's floors), 2-3x a call over a driver that records a command in a few ns (the " +
+          "H200, the null layer); lavapipe's ~100 ns per command hides part of it (docs/performance.md)",
       },
       {
         label: `${g.name}: ${RAW} / ${LIBVULKAN}`,
