@@ -169,17 +169,18 @@ export const RUNTIME = {
    */
   ended: new WeakMap<object, string>(),
   /**
-   * Bumped at every dispatchable handle {@linkcode RUNTIME.end}s: a command that saw its dispatchable handle
-   * pass at this epoch skips the lookup while it is unchanged (an ended handle never comes back).
+   * Bumped when a handle the commands check is {@linkcode RUNTIME.end}ed (a dispatchable one, a descriptor set,
+   * a pool's command buffer): a command that saw such a handle pass at this epoch skips the lookup while it is
+   * unchanged (an ended handle never comes back).
    */
   epoch: 0,
   /**
-   * Records that `h` ended, for `why`; `dispatchable` (an instance, device or command buffer, or one that may
-   * be) bumps the {@linkcode RUNTIME.epoch}, which ending a buffer or an image need not.
+   * Records that `h` ended, for `why`; `checked` (a handle the commands check: see
+   * {@linkcode RUNTIME.epoch}) starts a new epoch, which ending a buffer or an image need not.
    */
-  end(h: object, why: string, dispatchable: boolean): void {
+  end(h: object, why: string, checked: boolean): void {
     RUNTIME.ended.set(h, why);
-    if (dispatchable) RUNTIME.epoch++;
+    if (checked) RUNTIME.epoch++;
   },
   gone(h: unknown, command: string, param: string): never {
     const at = Deno.UnsafePointer.value(h as Deno.PointerValue).toString(16);
@@ -424,10 +425,6 @@ export const RUNTIME = {
     return m.pointer(buf);
   },
   /**
-   * A 64-bit integer parameter given as something other than a bigint (the generated code passes a bigint
-   * on without a call): a safe integer number, not negative for an unsigned type, or a pointer's address.
-   */
-  /**
    * A 32-bit integer parameter given as other than a number that fits (the command's own test failed): a
    * boolean or a bigint that fits, as a number, else the error naming command and parameter (docs/behaviour.md
    * V14), where Deno's FFI would name neither.
@@ -439,6 +436,10 @@ export const RUNTIME = {
     if (typeof v === "number" || typeof v === "bigint") throw new RangeError(message);
     return fail(message);
   },
+  /**
+   * A 64-bit integer parameter given as something other than a bigint (the generated code passes a bigint
+   * on without a call): a safe integer number, not negative for an unsigned type, or a pointer's address.
+   */
   wide(v: unknown, signed: boolean, command: string, param: string): number | bigint {
     if (typeof v === "bigint" || (typeof v === "number" && isWideNumber(v, signed))) return v;
     if (v === null || isPointerObject(v)) return Deno.UnsafePointer.value(v);

@@ -58,10 +58,10 @@ function adopt(parent: unknown, child: Deno.PointerObject): void {
 }
 
 /**
- * The destroy and free commands that end a handle the commands' passed-handle checks cache (a dispatchable
- * one, or a descriptor set): they start a new epoch.
+ * The destroy and free commands that end a handle the commands check (a dispatchable one, or a descriptor
+ * set): they start a new epoch (api/compile.ts `RUNTIME.epoch`).
  */
-const ENDS_DISPATCHABLE: ReadonlySet<string> = new Set([
+const ENDS_CHECKED: ReadonlySet<string> = new Set([
   "vkDestroyInstance",
   "vkDestroyDevice",
   "vkFreeCommandBuffers",
@@ -75,7 +75,7 @@ function end(h: Deno.PointerObject, why: string, type: () => string, command: st
   const parent = parentOf.get(h);
   if (parent) childrenOf.get(parent)?.delete(h);
   const children = childrenOf.has(h);
-  RUNTIME.end(h, why, ENDS_DISPATCHABLE.has(command));
+  RUNTIME.end(h, why, ENDS_CHECKED.has(command));
   // The message (an address read, ~150 ns) only for a handle that has children.
   if (children) {
     endChildren(

@@ -503,6 +503,8 @@ const PARSER_SOURCES = [
   "./manifest_file.ts",
   "./jsonc.ts",
   "./driver_manifest.ts",
+  "./message.ts",
+  "../vk/api_version.ts",
   "./search_paths.ts",
   "./platforms.ts",
 ].map((path) => new URL(path, import.meta.url));

@@ -68,6 +68,8 @@ const PARSER_SOURCES = [
   "./layer_manifest.ts",
   "./layer_manifest_fields.ts",
   "./layer_manifest_types.ts",
+  "./message.ts",
+  "../vk/api_version.ts",
   "./platforms.ts",
 ].map((path) => new URL(path, import.meta.url));
 
