@@ -17,6 +17,7 @@ import { readU32, readU64 } from "../ffi/memory.ts";
 import { type HandleKey, handleKey, handleText } from "../vk/handle_key.ts";
 import { canonicalHandle } from "../vk/handle_type.ts";
 import type { HandleMaps, LoaderDevice, LoaderInstance } from "./objects.ts";
+import { type HandleVisitor, type StructScan, structScan } from "./struct_handles.ts";
 
 type Fn = (...args: unknown[]) => unknown;
 type Owner = LoaderInstance | LoaderDevice;
@@ -72,6 +73,11 @@ interface Plan {
   readonly outputs: readonly OutputParam[];
   /** The handles a destroy or free command ends (the last handle parameter, scalar or array). */
   readonly destroys: ((args: readonly unknown[]) => HandleKey[]) | undefined;
+  /** Whether a const pointer parameter may be a struct: checked mode scans those for handles. */
+  readonly structs: boolean;
+  /** The scan of the handles inside the struct parameters, made at the first checked call; null for none. */
+  scan: StructScan | null | undefined;
+  readonly params: readonly ParamInfo[];
 }
 
 /** Argument `i` of the first eight (a switch, so a check reads arguments without an array per call). */
@@ -202,7 +208,7 @@ export class HandleChecker implements HandleChecks {
     if (
       !plan ||
       (plan.handles.length === 0 &&
-        (!this.checked || (plan.outputs.length === 0 && plan.arrays.length === 0)))
+        (!this.checked || (plan.outputs.length === 0 && plan.arrays.length === 0 && !plan.structs)))
     ) return fn;
     if (!this.checked) {
       return (...args: unknown[]) => {
@@ -420,7 +426,26 @@ export class HandleChecker implements HandleChecks {
       for (const p of plan.arrays) {
         context = this.#checkElements(command, p, args, context);
       }
+      if (plan.structs) context = this.#checkStructs(command, plan, args, context);
     }
+    return context;
+  }
+
+  /** Checks each handle inside the struct parameters as a handle parameter; the path names it. */
+  #checkStructs(command: string, plan: Plan, args: readonly unknown[], context: Owner | undefined) {
+    if (plan.scan === undefined) {
+      const indexOf = (name: string) => plan.params.findIndex((p) => p.name === name);
+      plan.scan = structScan(command, plan.params, (p) => countOf(p, plan.params, indexOf)) ?? null;
+    }
+    if (plan.scan === null) return context;
+    const visit: HandleVisitor = (path, type, word) => {
+      const member = { index: -1, name: path, type, optional: true, root: ROOTS.has(type) };
+      const k = handleKey(word);
+      const [owner, tracked] = this.#lookup(command, member, k);
+      if (tracked) this.#sameOwner(command, member, k, owner!, context);
+      context ??= owner;
+    };
+    plan.scan(args, visit);
     return context;
   }
 
@@ -715,6 +740,11 @@ function makePlan(name: string, params: readonly ParamInfo[]): Plan {
     }
   }
   const allocator = params.findIndex((p) => p.type === "VkAllocationCallbacks" && p.pointer === 1);
+  // Told apart from scalars and handles by name alone: the struct layouts are read at the first call.
+  const structs = params.some((p) =>
+    p.pointer === 1 && p.const && p.type.startsWith("Vk") && !HANDLES[p.type] &&
+    p.type !== "VkAllocationCallbacks"
+  );
   return {
     arity: params.length,
     allocator: outputs.length > 0 ? allocator : -1,
@@ -722,6 +752,9 @@ function makePlan(name: string, params: readonly ParamInfo[]): Plan {
     arrays,
     outputs,
     destroys,
+    structs,
+    scan: undefined,
+    params,
   };
 }
 

@@ -25,6 +25,7 @@ export interface MemberLayout {
   len?: string;
   bits?: number;
   bitOffset?: number;
+  noautovalidity?: boolean;
 }
 
 /** A laid-out struct or union. */
@@ -167,6 +168,8 @@ export class Layouts {
       };
       if (m.dims.length > 0) out.count = count;
       if (m.len !== undefined) out.len = m.len;
+      // sType's and pNext's own are left out: the chain's rules are each extending struct's.
+      if (m.noautovalidity && m.name !== "sType" && m.name !== "pNext") out.noautovalidity = true;
       align = Math.max(align, base.align);
       if (m.bits !== undefined && !union) {
         const unitBits = base.size * 8;

@@ -64,6 +64,11 @@ export interface MemberInfo {
   readonly bits?: number;
   /** Bit-field position inside its storage unit, from the least significant bit. */
   readonly bitOffset?: number;
+  /**
+   * vk.xml \`noautovalidity="true"\`: no implicit valid usage; the spec's own rules say when the member is read
+   * (it may hold anything where it is ignored).
+   */
+  readonly noautovalidity?: boolean;
 }
 
 /** Layout of a struct or union. */

@@ -10,12 +10,15 @@ import {
   create,
   enumerate,
   makeCallback,
+  VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
   VK_BUFFER_USAGE_TRANSFER_DST_BIT,
   VK_COMMAND_BUFFER_LEVEL_PRIMARY,
   VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
   VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT,
   VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT,
+  VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
   VK_EXT_DEBUG_UTILS_EXTENSION_NAME,
+  VK_SHADER_STAGE_COMPUTE_BIT,
   VkApi,
   type VkBuffer,
   type VkDebugUtilsMessageSeverityFlagsEXT,
@@ -579,6 +582,48 @@ export const CASES: readonly MisuseCase[] = [
         throw new Error(`stale messenger delivered ${heard} error message(s) to a warning-only callback`);
       }
       if (refused) throw refused;
+    },
+  },
+  {
+    name: "struct-member-destroyed-buffer",
+    what: "vkUpdateDescriptorSets with a destroyed buffer in a VkWriteDescriptorSet's pBufferInfo",
+    expect: /vkUpdateDescriptorSets: pDescriptorWrites\[0\]\.pBufferInfo\[0\]\.buffer .*destroyed/,
+    checkedOnly: true,
+    run() {
+      const { vk, device } = setup();
+      const api = VkApi.of(vk);
+      const type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+      const pBindings = [{
+        binding: 0,
+        descriptorType: type,
+        descriptorCount: 1,
+        stageFlags: VK_SHADER_STAGE_COMPUTE_BIT,
+      }];
+      const setLayout = api.createDescriptorSetLayout(device, { pBindings });
+      const pPoolSizes = [{ type, descriptorCount: 1 }];
+      const descriptorPool = api.createDescriptorPool(device, { maxSets: 1, pPoolSizes });
+      const [set] = api.allocateDescriptorSets(device, { descriptorPool, pSetLayouts: [setLayout] });
+      const buffer = api.createBuffer(device, { size: 256n, usage: VK_BUFFER_USAGE_STORAGE_BUFFER_BIT });
+      api.destroyBuffer(device, buffer);
+      const pBufferInfo = [{ buffer, range: 256n }];
+      api.updateDescriptorSets(device, [{ dstSet: set!, descriptorType: type, pBufferInfo }]);
+    },
+  },
+  {
+    name: "struct-member-freed-command-buffer",
+    what: "vkQueueSubmit with a freed command buffer in a VkSubmitInfo",
+    expect: /vkQueueSubmit: pSubmits\[0\]\.pCommandBuffers\[0\] .*destroyed/,
+    checkedOnly: true,
+    run() {
+      const { vk, device } = setup();
+      const api = VkApi.of(vk);
+      const commandPool = api.createCommandPool(device, { queueFamilyIndex: 0 });
+      const level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+      const [cb] = api.allocateCommandBuffers(device, { commandPool, level, commandBufferCount: 1 });
+      api.beginCommandBuffer(cb!, {});
+      api.endCommandBuffer(cb!);
+      api.freeCommandBuffers(device, commandPool, [cb!]);
+      api.queueSubmit(api.getDeviceQueue(device, 0, 0), [{ pCommandBuffers: [cb!] }]);
     },
   },
 ];
