@@ -1,20 +1,26 @@
 /**
  * Checked mode's cost per call on lavapipe (docs/behaviour.md V08): `vkCmdSetLineWidth` and `vkGetDeviceQueue`
  * through libvulkan's export, vkdeno with checked mode off (the bare native stub, as before checked mode
- * existed) and on (`Vulkan.load({ checked: true })`); and a buffer created and destroyed, with no allocation
- * callbacks and with TypeScript ones (which checked mode holds while the buffer lives, V10).
+ * existed) and on (`Vulkan.load({ checked: true })`); a descriptor update, whose struct checked mode scans for
+ * handles; and a buffer created and destroyed, with no allocation callbacks and with TypeScript ones (which
+ * checked mode holds while the buffer lives, V10).
  */
 
 import {
   Arena,
   makeCallback,
+  VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
   VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+  VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+  VK_SHADER_STAGE_COMPUTE_BIT,
+  VkApi,
   type VkCallback,
+  type VkCommandSource,
   Vulkan,
   writeStruct,
 } from "../mod.ts";
 import { type Measured, Subject } from "./_percall.ts";
-import { type PairedCase, type PairedGroup, runPaired, type Target } from "./_paired.ts";
+import { callLoop, type PairedCase, type PairedGroup, runPaired, type Target } from "./_paired.ts";
 import { type Commands, setBenchEnvironment } from "./_vulkan.ts";
 import { openLibvulkan } from "../tests/support/libvulkan.ts";
 
@@ -49,6 +55,37 @@ function createDestroy(
       }
     },
   };
+}
+
+/**
+ * A case writing one storage-buffer descriptor (`vkUpdateDescriptorSets`, one `VkWriteDescriptorSet` with one
+ * `VkDescriptorBufferInfo`) on `subject`'s device; `cleanup` gets what destroys its objects.
+ */
+function descriptorUpdate(name: string, subject: Subject, arena: Arena, cleanup: (() => void)[]): PairedCase {
+  const vk = VkApi.of(subject.vk as unknown as VkCommandSource);
+  const device = subject.device.device as never;
+  const descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+  const setLayout = vk.createDescriptorSetLayout(device, {
+    pBindings: [{ binding: 0, descriptorType, descriptorCount: 1, stageFlags: VK_SHADER_STAGE_COMPUTE_BIT }],
+  });
+  const descriptorPool = vk.createDescriptorPool(device, {
+    maxSets: 1,
+    pPoolSizes: [{ type: descriptorType, descriptorCount: 1 }],
+  });
+  const [dstSet] = vk.allocateDescriptorSets(device, { descriptorPool, pSetLayouts: [setLayout] });
+  const buffer = vk.createBuffer(device, { size: 256n, usage: VK_BUFFER_USAGE_STORAGE_BUFFER_BIT });
+  const write = writeStruct(arena, "VkWriteDescriptorSet", {
+    dstSet: dstSet!,
+    descriptorType,
+    pBufferInfo: [{ buffer, range: 256n }],
+  });
+  cleanup.push(() => {
+    vk.destroyBuffer(device, buffer);
+    vk.destroyDescriptorPool(device, descriptorPool);
+    vk.destroyDescriptorSetLayout(device, setLayout);
+  });
+  const update = subject.vk.vkUpdateDescriptorSets!;
+  return { name, run: callLoop(`${subject.label} ${name}`, update, [device, 1, write, 0, null]) };
 }
 
 /** Allocation callbacks in TypeScript over libc (what an application tracking its driver memory writes). */
@@ -116,6 +153,16 @@ if (import.meta.main) {
       });
     }
     const arena = new Arena();
+    const cleanup: (() => void)[] = [];
+    groups.push({
+      name: "vkUpdateDescriptorSets, one storage-buffer write",
+      baseline: REF,
+      cases: [
+        descriptorUpdate(REF, ref, arena, cleanup),
+        descriptorUpdate(OFF, off, arena, cleanup),
+        descriptorUpdate(ON, on, arena, cleanup),
+      ],
+    });
     const allocator = new Allocator(arena);
     for (
       const [suffix, pAllocator] of [["no allocation callbacks", null], [
@@ -137,6 +184,7 @@ if (import.meta.main) {
       groups,
       targets,
       dispose() {
+        for (const done of cleanup) done();
         for (const s of [on, off, ref]) s[Symbol.dispose]();
         allocator.dispose();
         arena.dispose();

@@ -431,23 +431,46 @@ export class HandleChecker implements HandleChecks {
     return context;
   }
 
-  /** Checks each handle inside the struct parameters as a handle parameter; the path names it. */
+  /**
+   * Checks each handle inside the struct parameters as a handle parameter. The scan runs without paths (no
+   * string made per handle); a handle that fails is named by a second scan with them.
+   */
   #checkStructs(command: string, plan: Plan, args: readonly unknown[], context: Owner | undefined) {
     if (plan.scan === undefined) {
       const indexOf = (name: string) => plan.params.findIndex((p) => p.name === name);
       plan.scan = structScan(command, plan.params, (p) => countOf(p, plan.params, indexOf)) ?? null;
     }
     if (plan.scan === null) return context;
-    const visit: HandleVisitor = (path, type, word) => {
-      const member = { index: -1, name: path, type, optional: true, root: ROOTS.has(type) };
-      const k = handleKey(word);
-      const [owner, tracked] = this.#lookup(command, member, k);
-      if (tracked) this.#sameOwner(command, member, k, owner!, context);
-      context ??= owner;
-    };
-    plan.scan(args, visit);
-    return context;
+    this.#visiting = command;
+    this.#visitContext = context;
+    try {
+      plan.scan(args, this.#visit, false);
+    } catch (e) {
+      this.#visitContext = context;
+      plan.scan(args, this.#visit, true);
+      throw e;
+    }
+    return this.#visitContext;
   }
+
+  /** The command a struct scan checks, and the owner its handles must share (see #checkStructs). */
+  #visiting = "";
+  #visitContext: Owner | undefined;
+  readonly #visit: HandleVisitor = (type, k, path) => {
+    const tracked = this.#objects.get(k);
+    const context = this.#visitContext;
+    // A live handle of its type on the command's device: the common case, without a lookup's allocations.
+    if (
+      tracked !== undefined && tracked.type === type && (context === undefined || tracked.owner === context)
+    ) {
+      this.#visitContext = tracked.owner;
+      return;
+    }
+    const member = { index: -1, name: path ?? "", type, optional: true, root: ROOTS.has(type) };
+    const [owner, isTracked] = this.#lookup(this.#visiting, member, k);
+    if (isTracked) this.#sameOwner(this.#visiting, member, k, owner!, context);
+    this.#visitContext ??= owner;
+  };
 
   /**
    * Checks each handle of input array `p` as a handle parameter (destroyed, another kind, another device's);

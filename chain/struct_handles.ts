@@ -10,17 +10,23 @@ import { ENUM_VALUES } from "../vk/generated/enums.ts";
 import { HANDLES } from "../vk/generated/handles.ts";
 import { STRUCT_ALIASES, STRUCT_BY_STYPE, STRUCTS } from "../vk/generated/structs.ts";
 import type { MemberInfo, ParamInfo, StructInfo } from "../vk/generated/types.ts";
-import { readPointer, readU32, readU64 } from "../ffi/memory.ts";
+import { loadPointer, loadU32, pointerAt } from "../ffi/pointer_helpers.ts";
+import { type HandleKey, handleKey } from "../vk/handle_key.ts";
 import { canonicalHandle } from "../vk/handle_type.ts";
 
-/** Told of each non-null handle a scan finds: its path for messages, its handle type, its value. */
-export type HandleVisitor = (path: string, type: string, word: bigint) => void;
+/**
+ * Told of each non-null handle a scan finds: its handle type, its map key, and its path for messages
+ * (undefined when the scan runs without paths: a check then scans again with them to name a fault).
+ */
+export type HandleVisitor = (type: string, key: HandleKey, path: string | undefined) => void;
 
 /** Reports the handles inside one call's struct parameters (`args`: the call's arguments). */
-export type StructScan = (args: readonly unknown[], visit: HandleVisitor) => void;
+export type StructScan = (args: readonly unknown[], visit: HandleVisitor, paths: boolean) => void;
 
-/** Reports the handles of one struct at `base`, naming them under `path`. */
-type Walk = (base: NonNullable<Deno.PointerValue>, path: string, visit: HandleVisitor) => void;
+type Base = Deno.PointerObject;
+
+/** Reports the handles of one struct at `base` (or of one member's part of it), naming them under `path`. */
+type Walk = (base: Base, path: string | undefined, visit: HandleVisitor) => void;
 
 /** A pNext chain longer than this is taken as a loop and not followed further. */
 const MAX_CHAIN = 64;
@@ -53,25 +59,27 @@ export function structScan(
     const walk = walks.of(p.type, info);
     if (walk === undefined) return;
     if (p.len === undefined) {
-      scans.push((args, visit) => {
+      scans.push((args, visit, paths) => {
         const base = args[index] as Deno.PointerValue | undefined;
-        if (base) walk(base, p.name, visit);
+        if (base) walk(base, paths ? p.name : undefined, visit);
       });
       return;
     }
     const n = count(p);
     if (n === undefined) return;
-    scans.push((args, visit) => {
+    scans.push((args, visit, paths) => {
       const base = args[index] as Deno.PointerValue | undefined;
       if (!base) return;
       const length = n(args);
-      for (let i = 0; i < length; i++) walk(offset(base, i * info.size), `${p.name}[${i}]`, visit);
+      for (let i = 0; i < length; i++) {
+        walk(i === 0 ? base : pointerAt(base, i * info.size), paths ? `${p.name}[${i}]` : undefined, visit);
+      }
     });
   });
   if (scans.length === 0) return undefined;
   if (scans.length === 1) return scans[0];
-  return (args, visit) => {
-    for (const scan of scans) scan(args, visit);
+  return (args, visit, paths) => {
+    for (const scan of scans) scan(args, visit, paths);
   };
 }
 
@@ -81,12 +89,21 @@ function structOf(type: string): StructInfo | undefined {
   return info === undefined || info.union ? undefined : info;
 }
 
-function offset(base: NonNullable<Deno.PointerValue>, bytes: number): NonNullable<Deno.PointerValue> {
-  return bytes === 0 ? base : Deno.UnsafePointer.offset(base, bytes)!;
+/** The map key (vk/handle_key.ts) of the handle at `base + offset`: two 32-bit reads, no bigint below 2^53. */
+function keyAt(base: Base, offset: number): HandleKey {
+  const high = loadU32(base, offset + 4);
+  if (high < 0x200000) return high * 0x100000000 + loadU32(base, offset);
+  return handleKey(loadPointer(base, offset));
+}
+
+/** `path.member`, or undefined when the scan names nothing. */
+function pathOf(path: string | undefined, member: string, index?: number): string | undefined {
+  if (path === undefined) return undefined;
+  return index === undefined ? `${path}.${member}` : `${path}.${member}[${index}]`;
 }
 
 /** Whether a member is read, for the members vk.xml marks `noautovalidity` (read by the spec's own rules). */
-type Rule = ((base: NonNullable<Deno.PointerValue>) => boolean) | "always" | "never";
+type Rule = ((base: Base) => boolean) | "always" | "never";
 
 /** The walks of one command's structs, built once per struct type. */
 class Walks {
@@ -105,14 +122,14 @@ class Walks {
     const pNext = info.members.find((m) => m.name === "pNext" && m.pointer === 1);
     if (pNext === undefined || !pNext.const) return members;
     const chain: Walk = (base, path, visit) => {
-      let link = readPointer(base, pNext.offset);
+      let link = loadPointer(base, pNext.offset);
       for (let i = 0; link !== null && i < MAX_CHAIN; i++) {
-        const name = STRUCT_BY_STYPE[readU32(link, 0)];
+        const name = STRUCT_BY_STYPE[loadU32(link, 0)];
         const info = name === undefined ? undefined : structOf(name);
         // A struct vk.xml does not know (a layer's own) is passed over: only its sType and pNext are known.
         const walk = info === undefined ? undefined : this.#membersOf(name!, info);
-        walk?.(link, `${path}.pNext(${name})`, visit);
-        link = readPointer(link, 8);
+        walk?.(link, path === undefined ? undefined : `${path}.pNext(${name})`, visit);
+        link = loadPointer(link, 8);
       }
     };
     if (members === undefined) return chain;
@@ -139,7 +156,7 @@ class Walks {
         },
       );
     }
-    const walk: Walk | undefined = steps.length === 0 ? undefined : (base, path, visit) => {
+    const walk: Walk | undefined = steps.length <= 1 ? steps[0] : (base, path, visit) => {
       for (const step of steps) step(base, path, visit);
     };
     this.#members.set(type, walk);
@@ -150,14 +167,15 @@ class Walks {
   #member(info: StructInfo, m: MemberInfo): Walk | undefined {
     const isHandle = HANDLES[m.type] !== undefined;
     const type = isHandle ? canonicalHandle(m.type) : m.type;
+    const at = m.offset;
     if (m.pointer === 0) {
       const n = m.count ?? 1;
-      const name = (i: number) => m.count === undefined ? m.name : `${m.name}[${i}]`;
+      const fixed = m.count !== undefined;
       if (isHandle) {
         return (base, path, visit) => {
           for (let i = 0; i < n; i++) {
-            const word = readU64(base, m.offset + 8 * i);
-            if (word !== 0n) visit(`${path}.${name(i)}`, type, word);
+            const key = keyAt(base, at + 8 * i);
+            if (key !== 0) visit(type, key, pathOf(path, m.name, fixed ? i : undefined));
           }
         };
       }
@@ -166,7 +184,9 @@ class Walks {
       if (walk === undefined) return undefined;
       const stride = m.size / n;
       return (base, path, visit) => {
-        for (let i = 0; i < n; i++) walk(offset(base, m.offset + stride * i), `${path}.${name(i)}`, visit);
+        for (let i = 0; i < n; i++) {
+          walk(pointerAt(base, at + stride * i), pathOf(path, m.name, fixed ? i : undefined), visit);
+        }
       };
     }
     // Pointers: const ones only (the others are outputs), to one element or to `len` of them.
@@ -174,26 +194,30 @@ class Walks {
     const length = lengthOf(info, m);
     if (length === undefined) return undefined;
     const single = m.len === undefined;
-    const name = (i: number) => single ? m.name : `${m.name}[${i}]`;
     if (isHandle) {
       return (base, path, visit) => {
-        const list = readPointer(base, m.offset);
-        if (list === null) return;
         const n = length(base);
+        if (n === 0) return;
+        const list = loadPointer(base, at);
+        if (list === null) return;
         for (let i = 0; i < n; i++) {
-          const word = readU64(list, 8 * i);
-          if (word !== 0n) visit(`${path}.${name(i)}`, type, word);
+          const key = keyAt(list, 8 * i);
+          if (key !== 0) visit(type, key, pathOf(path, m.name, single ? undefined : i));
         }
       };
     }
     const inner = structOf(type);
     const walk = inner && this.of(type, inner);
     if (walk === undefined) return undefined;
+    const size = inner!.size;
     return (base, path, visit) => {
-      const list = readPointer(base, m.offset);
-      if (list === null) return;
       const n = length(base);
-      for (let i = 0; i < n; i++) walk(offset(list, inner!.size * i), `${path}.${name(i)}`, visit);
+      if (n === 0) return;
+      const list = loadPointer(base, at);
+      if (list === null) return;
+      for (let i = 0; i < n; i++) {
+        walk(i === 0 ? list : pointerAt(list, size * i), pathOf(path, m.name, single ? undefined : i), visit);
+      }
     };
   }
 
@@ -208,15 +232,13 @@ class Walks {
 }
 
 /** How many elements pointer member `m` points to (its `len` member), or undefined when it cannot be told. */
-function lengthOf(
-  info: StructInfo,
-  m: MemberInfo,
-): ((base: NonNullable<Deno.PointerValue>) => number) | undefined {
+function lengthOf(info: StructInfo, m: MemberInfo): ((base: Base) => number) | undefined {
   if (m.len === undefined) return () => 1;
   const count = info.members.find((c) => c.name === m.len && c.pointer === 0 && c.count === undefined);
   if (count === undefined || count.bits !== undefined) return undefined;
-  if (count.size === 4) return (base) => readU32(base, count.offset);
-  if (count.size === 8) return (base) => Number(readU64(base, count.offset));
+  const at = count.offset;
+  if (count.size === 4) return (base) => loadU32(base, at);
+  if (count.size === 8) return (base) => loadU32(base, at + 4) * 0x100000000 + loadU32(base, at);
   return undefined;
 }
 
@@ -232,7 +254,7 @@ function descriptorRules(command: string): Map<string, Rule> {
   const typeAt = STRUCTS.VkWriteDescriptorSet!.members.find((m) => m.name === "descriptorType")!.offset;
   const of = (...names: string[]): Rule => {
     const set = new Set(names.map((n) => types[`VK_DESCRIPTOR_TYPE_${n}`]));
-    return (base) => set.has(readU32(base, typeAt));
+    return (base) => set.has(loadU32(base, typeAt));
   };
   return new Map<string, Rule>([
     ["VkWriteDescriptorSet.dstSet", /PushDescriptorSet/.test(command) ? "never" : "always"],

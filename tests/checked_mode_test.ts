@@ -32,8 +32,12 @@ Deno.test("with checked mode off a device command is the bare dispatch stub; on,
   assertEquals(off.checked, false);
   assert(off.vkCmdSetLineWidth === stubOf(off, "vkCmdSetLineWidth"));
   assert(off.vkCreateBuffer === stubOf(off, "vkCreateBuffer"));
+  // Commands whose structs checked mode scans for handles too.
+  assert(off.vkUpdateDescriptorSets === stubOf(off, "vkUpdateDescriptorSets"));
+  assert(off.vkQueueSubmit === stubOf(off, "vkQueueSubmit"));
   using on = Vulkan.load({ env: env({}), checked: true });
   assert(on.vkCmdSetLineWidth !== stubOf(on, "vkCmdSetLineWidth"));
+  assert(on.vkUpdateDescriptorSets !== stubOf(on, "vkUpdateDescriptorSets"));
   assertThrows(() => on.vkDeviceWaitIdle(asHandle("VkDevice", Deno.UnsafePointer.create(0x40n)!)), {
     name: "TypeError",
     message: "vkDeviceWaitIdle: device 0x40 is not a VkDevice of this loader",
