@@ -194,31 +194,36 @@ class Walks {
     const length = lengthOf(info, m);
     if (length === undefined) return undefined;
     const single = m.len === undefined;
+    const each = this.#element(type, isHandle, m.name, single);
+    if (each === undefined) return undefined;
+    return (base, path, visit) => {
+      const n = length(base);
+      if (n === 0) return;
+      const list = loadPointer(base, at);
+      if (list === null) return;
+      for (let i = 0; i < n; i++) each(list, i, path, visit);
+    };
+  }
+
+  /** The walk of element `i` of an array of `type` at `list` (member `name`), or undefined when it holds none. */
+  #element(
+    type: string,
+    isHandle: boolean,
+    name: string,
+    single: boolean,
+  ): ((list: Base, i: number, path: string | undefined, visit: HandleVisitor) => void) | undefined {
     if (isHandle) {
-      return (base, path, visit) => {
-        const n = length(base);
-        if (n === 0) return;
-        const list = loadPointer(base, at);
-        if (list === null) return;
-        for (let i = 0; i < n; i++) {
-          const key = keyAt(list, 8 * i);
-          if (key !== 0) visit(type, key, pathOf(path, m.name, single ? undefined : i));
-        }
+      return (list, i, path, visit) => {
+        const key = keyAt(list, 8 * i);
+        if (key !== 0) visit(type, key, pathOf(path, name, single ? undefined : i));
       };
     }
     const inner = structOf(type);
     const walk = inner && this.of(type, inner);
     if (walk === undefined) return undefined;
     const size = inner!.size;
-    return (base, path, visit) => {
-      const n = length(base);
-      if (n === 0) return;
-      const list = loadPointer(base, at);
-      if (list === null) return;
-      for (let i = 0; i < n; i++) {
-        walk(i === 0 ? list : pointerAt(list, size * i), pathOf(path, m.name, single ? undefined : i), visit);
-      }
-    };
+    return (list, i, path, visit) =>
+      walk(i === 0 ? list : pointerAt(list, size * i), pathOf(path, name, single ? undefined : i), visit);
   }
 
   /**
