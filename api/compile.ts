@@ -21,8 +21,9 @@ import {
 } from "../vk/marshal.ts";
 
 import {
-  int32Expected,
-  int32Value,
+  integerExpected,
+  type IntegerKind,
+  integerValue,
   isPointerObject,
   isWideNumber,
   readScalar,
@@ -430,9 +431,17 @@ export const RUNTIME = {
    * V14), where Deno's FFI would name neither.
    */
   int32(v: unknown, signed: boolean, command: string, param: string): number {
-    const n = int32Value(v, signed);
+    return RUNTIME.integer(v, signed ? "i32" : "u32", command, param);
+  },
+  /**
+   * An integer parameter of `kind` (8 to 32 bits) given as other than a number that fits, as
+   * {@linkcode RUNTIME.int32}; the generated code calls this for 8- and 16-bit ones, which Deno's FFI would
+   * truncate to their low bits.
+   */
+  integer(v: unknown, kind: IntegerKind, command: string, param: string): number {
+    const n = integerValue(v, kind);
     if (n !== undefined) return n;
-    const message = `${at(command, param)} expected ${int32Expected(v, signed)}, got ${shown(v)}`;
+    const message = `${at(command, param)} expected ${integerExpected(v, kind)}, got ${shown(v)}`;
     if (typeof v === "number" || typeof v === "bigint") throw new RangeError(message);
     return fail(message);
   },

@@ -39,6 +39,8 @@ interface Analysis {
 }
 
 const SCALAR_OUT_EXCLUDED = new Set(["void", "char"]);
+/** The FFI kinds of integers narrower than 64 bits: a parameter of one is range-tested (docs/behaviour.md V14). */
+const NARROW = new Set(["u8", "i8", "u16", "i16", "u32", "i32"]);
 
 /** `vkCreateBuffer` -> `createBuffer`. */
 export function idiomaticName(command: string): string {
@@ -259,10 +261,10 @@ class Analyzer {
     if (p.dims.length) return ["fix", this.#ffi(p.type), p.dims.reduce((a, b) => a * b, 1)];
     if (p.pointer === 0) {
       if (p.type === "VkBool32") return ["b"];
-      // A 64-bit integer also taken as a number carries its kind, for the run-time check; a 32-bit one its
-      // own (u32 or i32), for the range test.
+      // A 64-bit integer also taken as a number carries its kind, for the run-time check; a narrower one its
+      // own (u32, i32, u16...), for the range test.
       const ffi = this.#ffi(p.type);
-      const kind = this.#wide(p.type) ?? (ffi === "u32" || ffi === "i32" ? ffi : undefined);
+      const kind = this.#wide(p.type) ?? (NARROW.has(ffi) ? ffi : undefined);
       // vk.xml allows 0 (VK_NULL_HANDLE for a handle): the default when left out.
       const zero = !opt
         ? undefined
@@ -346,7 +348,7 @@ class Analyzer {
           inputs.push({
             name: pn,
             // A 64-bit integer (not flags or an enum) is also taken as a number.
-            ts: role[2] !== undefined && role[2] !== "u32" && role[2] !== "i32" && !ts.includes("number")
+            ts: role[2] !== undefined && !NARROW.has(String(role[2])) && !ts.includes("number")
               ? `${ts} | number`
               : ts,
             optional: role[1] !== undefined,

@@ -55,6 +55,16 @@ const VIEWS: Readonly<Record<string, string>> = {
   f32: "Float32Array",
 };
 
+/** An integer parameter's test that value `a` (a number) does not fit its kind: a bitwise op and a compare. */
+const MISFITS: Readonly<Record<string, (a: string) => string>> = {
+  u8: (a) => `(${a} & 0xff) !== ${a}`,
+  i8: (a) => `(${a} << 24) >> 24 !== ${a}`,
+  u16: (a) => `(${a} & 0xffff) !== ${a}`,
+  i16: (a) => `(${a} << 16) >> 16 !== ${a}`,
+  u32: (a) => `${a} >>> 0 !== ${a}`,
+  i32: (a) => `(${a} | 0) !== ${a}`,
+};
+
 /** `vkCreateBuffer` -> `createBuffer`. */
 function idiomaticName(command: string): string {
   return command[2]!.toLowerCase() + command.slice(3);
@@ -159,17 +169,16 @@ function commandCode(
           prep.push(`if (rt.ended.has(${u})) rt.gone(${u}, ${q(name)}, ${P});`);
         }
         if (role[2] === undefined) prep.push(`const a${i} = ${value};`);
-        else if (role[2] === "u32" || role[2] === "i32") {
+        else if (Object.hasOwn(MISFITS, String(role[2]))) {
           // A number that fits goes on as is (a shift and a compare); anything else is converted or refused
-          // naming the command and parameter, where Deno's FFI would name neither.
+          // naming the command and parameter, where Deno's FFI would name neither (or keep the low bits).
           const a = `a${i}`;
-          const misfits = role[2] === "u32" ? `${a} >>> 0 !== ${a}` : `(${a} | 0) !== ${a}`;
-          prep.push(
-            `let ${a} = ${value};`,
-            `if (typeof ${a} !== "number" || ${misfits}) ${a} = rt.int32(${a}, ${role[2] === "i32"}, ${
-              q(name)
-            }, ${P});`,
-          );
+          const kind = String(role[2]);
+          const misfits = MISFITS[kind]!(a);
+          const call = kind === "u32" || kind === "i32"
+            ? `rt.int32(${a}, ${kind === "i32"}, ${q(name)}, ${P})`
+            : `rt.integer(${a}, ${q(kind)}, ${q(name)}, ${P})`;
+          prep.push(`let ${a} = ${value};`, `if (typeof ${a} !== "number" || ${misfits}) ${a} = ${call};`);
         } else {
           // A bigint goes on as is; anything else is checked (a number must be a safe integer).
           const signed = role[2] === "i64" || role[2] === "isize";

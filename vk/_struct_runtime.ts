@@ -5,7 +5,14 @@
  *
  * @module
  */
-import { int32Expected, int32Value, isPointerObject, isWideNumber, scalarExpects } from "./scalar.ts";
+import {
+  integerExpected,
+  type IntegerKind,
+  integerValue,
+  isPointerObject,
+  isWideNumber,
+  scalarExpects,
+} from "./scalar.ts";
 import type { Scratch } from "../ffi/scratch.ts";
 import { bytesOf, isBytes } from "../ffi/memory.ts";
 import { layoutOf } from "./struct_layout.ts";
@@ -114,7 +121,7 @@ export function element(x: unknown, struct: string, member: string, i: number): 
   return x;
 }
 
-/** An 8- or 16-bit or floating-point member's value as a number (the typed-array store keeps the low bits). */
+/** A floating-point member's value as a number. */
 export function num(v: unknown, struct: string, member: string): number {
   if (typeof v === "number") return v;
   if (typeof v === "boolean") return v ? 1 : 0;
@@ -122,58 +129,62 @@ export function num(v: unknown, struct: string, member: string): number {
   return badValue(struct, member, v, "a number");
 }
 
-/** Stores `v` as a `uint8_t` at byte `o`: 1 (one member written). */
-export function u8(m: Scratch, o: number, v: unknown, struct: string, member: string): number {
-  m.u8[o] = num(v, struct, member);
+// The integer stores: a number that fits is stored after one bitwise test; anything else goes to `integer`,
+// which takes a boolean or a bigint that fits and refuses the rest naming the member (docs/behaviour.md V14),
+// where the typed-array store alone would keep the low bits. `i`, given for an array's element, is its index.
+
+/** Stores `v` as a `uint8_t` at byte `o`: an integer from 0 to 255 (else throws); 1 (one member written). */
+export function u8(m: Scratch, o: number, v: unknown, struct: string, member: string, i = -1): number {
+  m.u8[o] = typeof v === "number" && (v & 0xff) === v ? v : integer(v, "u8", struct, member, i);
   return 1;
 }
 
-/** Stores `v` as an `int8_t` at byte `o`: 1. */
-export function i8(m: Scratch, o: number, v: unknown, struct: string, member: string): number {
-  m.i8[o] = num(v, struct, member);
+/** Stores `v` as an `int8_t` at byte `o`: an integer from -128 to 127 (else throws); 1. */
+export function i8(m: Scratch, o: number, v: unknown, struct: string, member: string, i = -1): number {
+  m.i8[o] = typeof v === "number" && (v << 24) >> 24 === v ? v : integer(v, "i8", struct, member, i);
   return 1;
 }
 
-/** Stores `v` as a `uint16_t` at byte `o`: 1. */
-export function u16(m: Scratch, o: number, v: unknown, struct: string, member: string): number {
-  m.u16[o >> 1] = num(v, struct, member);
+/** Stores `v` as a `uint16_t` at byte `o`: an integer from 0 to 65535 (else throws); 1. */
+export function u16(m: Scratch, o: number, v: unknown, struct: string, member: string, i = -1): number {
+  m.u16[o >> 1] = typeof v === "number" && (v & 0xffff) === v ? v : integer(v, "u16", struct, member, i);
   return 1;
 }
 
-/** Stores `v` as an `int16_t` at byte `o`: 1. */
-export function i16(m: Scratch, o: number, v: unknown, struct: string, member: string): number {
-  m.i16[o >> 1] = num(v, struct, member);
+/** Stores `v` as an `int16_t` at byte `o`: an integer from -32768 to 32767 (else throws); 1. */
+export function i16(m: Scratch, o: number, v: unknown, struct: string, member: string, i = -1): number {
+  m.i16[o >> 1] = typeof v === "number" && (v << 16) >> 16 === v ? v : integer(v, "i16", struct, member, i);
   return 1;
 }
 
 /**
- * Stores `v` as a 32-bit unsigned integer (flags, enums, counts, VkBool32) at byte `o`: 1. An integer from 0
- * to 2^32 - 1 (docs/behaviour.md V14); anything else throws naming the member, where the store alone would
- * keep its low bits.
+ * Stores `v` as a 32-bit unsigned integer (flags, enums, counts, VkBool32) at byte `o`: an integer from 0 to
+ * 2^32 - 1 (else throws); 1.
  */
-export function u32(m: Scratch, o: number, v: unknown, struct: string, member: string): number {
-  m.u32[o >> 2] = typeof v === "number" && v >>> 0 === v ? v : int32(v, false, struct, member);
+export function u32(m: Scratch, o: number, v: unknown, struct: string, member: string, i = -1): number {
+  m.u32[o >> 2] = typeof v === "number" && v >>> 0 === v ? v : integer(v, "u32", struct, member, i);
   return 1;
 }
 
 /** Stores `v` as an `int32_t` at byte `o`: an integer from -2^31 to 2^31 - 1 (else throws); 1. */
-export function i32(m: Scratch, o: number, v: unknown, struct: string, member: string): number {
-  m.i32[o >> 2] = typeof v === "number" && (v | 0) === v ? v : int32(v, true, struct, member);
+export function i32(m: Scratch, o: number, v: unknown, struct: string, member: string, i = -1): number {
+  m.i32[o >> 2] = typeof v === "number" && (v | 0) === v ? v : integer(v, "i32", struct, member, i);
   return 1;
 }
 
 /**
- * A 32-bit integer member's value given as something other than an int32 number: a boolean (1 or 0), a
- * bigint or a number in range (as {@linkcode u32} and {@linkcode i32} take them), else the error naming it.
+ * An integer member's value of `kind` given as other than a number that fits its store's test: a boolean (1
+ * or 0), a bigint or a number in range, else the error naming the member (and element `i`, if not -1).
  */
-function int32(v: unknown, signed: boolean, struct: string, member: string): number {
-  const n = int32Value(v, signed);
+function integer(v: unknown, kind: IntegerKind, struct: string, member: string, i: number): number {
+  const n = integerValue(v, kind);
   if (n !== undefined) return n;
-  if (typeof v !== "number" && typeof v !== "bigint") return badValue(struct, member, v, "a number");
+  const place = `${where(struct, member)}${i < 0 ? "" : ` element ${i}`}`;
+  if (typeof v !== "number" && typeof v !== "bigint") {
+    throw new TypeError(`Cannot write "${shown(v)}" to ${place}: expected a number`);
+  }
   throw new RangeError(
-    `Cannot write "${typeof v === "bigint" ? `${v}n` : v}" to ${where(struct, member)}: expected ${
-      int32Expected(v, signed)
-    }`,
+    `Cannot write "${typeof v === "bigint" ? `${v}n` : v}" to ${place}: expected ${integerExpected(v, kind)}`,
   );
 }
 
@@ -238,7 +249,10 @@ export function getPointer(m: Scratch, o: number): Deno.PointerValue {
   return m.readPointer(o);
 }
 
-/** Writes a bit-field of `width` bits at bit `shift` of the 32-bit unit at byte `o`. */
+/**
+ * Writes a bit-field of `width` bits at bit `shift` of the 32-bit unit at byte `o`: an integer from 0 to
+ * 2^width - 1 (else throws), so a value never bleeds into the neighbouring fields.
+ */
 export function bits(
   m: Scratch,
   o: number,
@@ -248,33 +262,47 @@ export function bits(
   struct: string,
   member: string,
 ): void {
-  if (typeof x !== "number") badValue(struct, member, x, "a number");
-  const mask = width >= 32 ? 0xffffffff : ((1 << width) - 1) << shift;
-  const old = m.u32[o >> 2]!;
-  m.u32[o >> 2] = ((old & ~mask) | ((x << shift) & mask)) >>> 0;
+  const max = 2 ** width - 1;
+  const v = typeof x === "number" && x >>> 0 === x && x <= max ? x : integer(x, width, struct, member, -1);
+  const mask = max * 2 ** shift;
+  m.u32[o >> 2] = ((m.u32[o >> 2]! & ~mask) | (v << shift)) >>> 0;
 }
 
-/** Stores element `i` of kind `kind` (`size` bytes each) of an array starting at byte `c`. */
-function putElement(m: Scratch, c: number, kind: string, x: unknown, struct: string, member: string): void {
+/**
+ * Stores element `i` of kind `kind` at byte `c` (integers out of range throw naming the index). `char` takes
+ * either signedness (-128 to 255), as C's `char` is either; `bytes` (a `void*` given as numbers) are `uint8_t`.
+ */
+function putElement(
+  m: Scratch,
+  c: number,
+  kind: string,
+  x: unknown,
+  struct: string,
+  member: string,
+  i: number,
+): void {
   switch (kind) {
     case "u8":
     case "bytes":
-      m.u8[c] = num(x, struct, member);
+      u8(m, c, x, struct, member, i);
+      return;
+    case "char":
+      m.u8[c] = integer(x, "char", struct, member, i) & 0xff;
       return;
     case "i8":
-      m.i8[c] = num(x, struct, member);
+      i8(m, c, x, struct, member, i);
       return;
     case "u16":
-      m.u16[c >> 1] = num(x, struct, member);
+      u16(m, c, x, struct, member, i);
       return;
     case "i16":
-      m.i16[c >> 1] = num(x, struct, member);
+      i16(m, c, x, struct, member, i);
       return;
     case "u32":
-      u32(m, c, x, struct, member);
+      u32(m, c, x, struct, member, i);
       return;
     case "i32":
-      i32(m, c, x, struct, member);
+      i32(m, c, x, struct, member, i);
       return;
     case "f32":
       m.f32[c >> 2] = num(x, struct, member);
@@ -348,7 +376,7 @@ export function array(
   if (n === 0) return 0;
   const step = kind === "bytes" ? 1 : size;
   const c = m.alloc(step * n, Math.min(step, 8));
-  for (let i = 0; i < n; i++) putElement(m, c + i * step, kind, x[i], struct, member);
+  for (let i = 0; i < n; i++) putElement(m, c + i * step, kind, x[i], struct, member, i);
   putAddress(m, o, m.base + c);
   return n;
 }
@@ -433,7 +461,7 @@ export function fixedArray(
   if (list.length > count) {
     throw new RangeError(`Cannot write ${where(struct, member)}: ${list.length} elements, room for ${count}`);
   }
-  for (let i = 0; i < list.length; i++) putElement(m, o + i * step, kind, list[i], struct, member);
+  for (let i = 0; i < list.length; i++) putElement(m, o + i * step, kind, list[i], struct, member, i);
 }
 
 /** Writes a `char[count]` member in place: a string (NUL-terminated, must fit) or an array of numbers. */
@@ -445,7 +473,7 @@ export function fixedString(
   struct: string,
   member: string,
 ): void {
-  if (typeof x !== "string") return fixedArray(m, o, "i8", 1, count, x, struct, member);
+  if (typeof x !== "string") return fixedArray(m, o, "char", 1, count, x, struct, member);
   const bytes = encoder.encode(x);
   if (bytes.length >= count) {
     throw new RangeError(

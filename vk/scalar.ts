@@ -141,42 +141,67 @@ export function scalarExpects(kind: ScalarKind): string {
 
 const SIGNED: ReadonlySet<ScalarKind> = new Set(["i64", "isize"]);
 
-const TWO_31 = 2147483648;
-const TWO_32 = 4294967296;
-
 /**
- * A 32-bit integer (a count, an index, flags, an enum) given as `v`: a number that fits, a boolean (1 or 0) or
- * a bigint that fits, as a number; `undefined` for anything else, which C would truncate to its low bits
- * without a word (docs/behaviour.md V14; {@linkcode int32Expected} says what was expected).
- *
- * @example Usage
- * ```ts
- * import { int32Value } from "./scalar.ts";
- * console.log(int32Value(7, false), int32Value(true, false), int32Value(-1, true)); // 7 1 -1
- * console.log(int32Value(-1, false), int32Value(1.5, false), int32Value(2 ** 32, false)); // undefined x3
- * ```
+ * An integer type narrower than 64 bits: its scalar kind, `char` (either signedness: the bytes of UTF-8 text
+ * too), or a number, the width of an unsigned bit-field.
  */
-export function int32Value(v: unknown, signed: boolean): number | undefined {
-  if (typeof v === "boolean") return v ? 1 : 0;
-  const n = typeof v === "bigint" ? Number(v) : v;
-  if (typeof n !== "number" || !Number.isInteger(n)) return undefined;
-  return n >= (signed ? -TWO_31 : 0) && n < (signed ? TWO_31 : TWO_32) ? n : undefined;
+export type IntegerKind = "u8" | "i8" | "u16" | "i16" | "u32" | "i32" | "char" | number;
+
+const INTEGERS: Readonly<Record<Exclude<IntegerKind, number>, readonly [number, number, string]>> = {
+  u8: [0, 0xff, "uint8_t"],
+  i8: [-0x80, 0x7f, "int8_t"],
+  char: [-0x80, 0xff, "char"],
+  u16: [0, 0xffff, "uint16_t"],
+  i16: [-0x8000, 0x7fff, "int16_t"],
+  u32: [0, 0xffffffff, "uint32_t"],
+  i32: [-0x80000000, 0x7fffffff, "int32_t"],
+};
+
+/** The lowest and highest value of `kind` and its name in C. */
+function rangeOf(kind: IntegerKind): readonly [number, number, string] {
+  return typeof kind === "number" ? [0, 2 ** kind - 1, `${kind}-bit field`] : INTEGERS[kind];
 }
 
 /**
- * What a 32-bit integer takes, for the error refusing `v`: the range, and for a negative `uint32_t` (what
+ * An integer of `kind` (a count, an index, flags, an enum, a byte, a bit-field) given as `v`: a number that
+ * fits, a boolean (1 or 0) or a bigint that fits, as a number; `undefined` for anything else, which C would
+ * truncate to its low bits without a word (docs/behaviour.md V14; {@linkcode integerExpected} says what was
+ * expected).
+ *
+ * @example Usage
+ * ```ts
+ * import { integerValue } from "./scalar.ts";
+ * console.log(integerValue(7, "u32"), integerValue(true, "u8"), integerValue(-1, "i16")); // 7 1 -1
+ * console.log(integerValue(-1, "u32"), integerValue(1.5, "i32"), integerValue(256, "u8")); // undefined x3
+ * console.log(integerValue(255, 8), integerValue(256, 8)); // 255 undefined
+ * ```
+ */
+export function integerValue(v: unknown, kind: IntegerKind): number | undefined {
+  if (typeof v === "boolean") return v ? 1 : 0;
+  const n = typeof v === "bigint" ? Number(v) : v;
+  if (typeof n !== "number" || !Number.isInteger(n)) return undefined;
+  const [min, max] = rangeOf(kind);
+  return n >= min && n <= max ? n : undefined;
+}
+
+/**
+ * What an integer of `kind` takes, for the error refusing `v`: the range, and for a negative `uint32_t` (what
  * JavaScript's bitwise operators give for bit 31 set, and `~0`) that `x >>> 0` makes it unsigned.
  *
  * @example Usage
  * ```ts
- * import { int32Expected } from "./scalar.ts";
- * console.log(int32Expected(1.5, false)); // an integer from 0 to 4294967295 (uint32_t)
+ * import { integerExpected } from "./scalar.ts";
+ * console.log(integerExpected(1.5, "u32")); // an integer from 0 to 4294967295 (uint32_t)
+ * console.log(integerExpected(300, "u8")); // an integer from 0 to 255 (uint8_t)
+ * console.log(integerExpected(300, 8)); // an integer from 0 to 255 (8-bit field)
  * ```
  */
-export function int32Expected(v: unknown, signed: boolean): string {
-  if (signed) return "an integer from -2147483648 to 2147483647 (int32_t)";
-  const hint = typeof v === "number" && (v | 0) === v ? "; `x >>> 0` makes a bitwise result unsigned" : "";
-  return `an integer from 0 to 4294967295 (uint32_t)${hint}`;
+export function integerExpected(v: unknown, kind: IntegerKind): string {
+  const [min, max, type] = rangeOf(kind);
+  const hint = kind === "u32" && typeof v === "number" && (v | 0) === v
+    ? "; `x >>> 0` makes a bitwise result unsigned"
+    : "";
+  return `an integer from ${min} to ${max} (${type})${hint}`;
 }
 
 /**

@@ -1,8 +1,9 @@
-// A struct literal's 32-bit integer member takes an integer that fits, or throws a RangeError naming the
-// struct and the member, never keeping the low bits of a number silently (docs/behaviour.md V14). A negative
-// bitwise result for an unsigned member is refused too, with the message saying how to make it unsigned.
+// A struct literal's integer member (8, 16 or 32 bits, a bit-field, an array's element) takes an integer that
+// fits, or throws a RangeError naming the struct and the member (and the element's index), never keeping the
+// low bits of a number silently (docs/behaviour.md V14). A negative bitwise result for an unsigned member is
+// refused too, with the message saying how to make it unsigned.
 import { deepStrictEqual as assertEquals, throws as assertThrows } from "node:assert/strict";
-import { Arena, readStruct, Vulkan, writeStruct } from "../../mod.ts";
+import { Arena, readStruct, VK_PIPELINE_CACHE_HEADER_VERSION_ONE, Vulkan, writeStruct } from "../../mod.ts";
 import { MockDriver, mockEnvironment } from "../../testing/mod.ts";
 import { withVkDevice } from "../support/vk_device.ts";
 
@@ -68,7 +69,8 @@ Deno.test("an int32_t member refuses what does not fit int32_t, in arrays of num
       ),
     {
       name: "RangeError",
-      message: `Cannot write "0.5" to member "pQueueFamilyIndices" of "VkBufferCreateInfo": ${UNSIGNED}`,
+      message:
+        `Cannot write "0.5" to member "pQueueFamilyIndices" of "VkBufferCreateInfo" element 1: ${UNSIGNED}`,
     },
   );
 });
@@ -84,4 +86,169 @@ Deno.test("an idiomatic command given an out-of-range member throws naming the c
     });
   });
   assertEquals(mock.callCount("vkCreateBuffer"), 0);
+});
+
+const range = (min: number, max: number, type: string) =>
+  `expected an integer from ${min} to ${max} (${type})`;
+
+Deno.test("a uint8_t member refuses what does not fit 8 bits and takes 0 to 255", () => {
+  using arena = new Arena();
+  const write = (major: unknown) => writeStruct(arena, "VkConformanceVersion", { major } as never);
+  for (const major of [256, -1, 1.5, NaN, 300]) {
+    assertThrows(() => write(major), {
+      name: "RangeError",
+      message: `Cannot write "${major}" to member "major" of "VkConformanceVersion": ${
+        range(0, 255, "uint8_t")
+      }`,
+    });
+  }
+  assertThrows(() => write(256n), { name: "RangeError", message: /"256n" to member "major"/ });
+  assertThrows(() => write("1"), {
+    name: "TypeError",
+    message: `Cannot write "1" to member "major" of "VkConformanceVersion": expected a number`,
+  });
+  const back = (major: unknown) => readStruct("VkConformanceVersion", write(major)).major;
+  assertEquals([back(0), back(255), back(true), back(255n)], [0, 255, 1, 255]);
+  // Its neighbours keep their own bytes.
+  const all = writeStruct(arena, "VkConformanceVersion", { major: 255, minor: 0, subminor: 255, patch: 1 });
+  assertEquals(readStruct("VkConformanceVersion", all), { major: 255, minor: 0, subminor: 255, patch: 1 });
+});
+
+Deno.test("a uint16_t member refuses what does not fit 16 bits and takes 0 to 65535", () => {
+  using arena = new Arena();
+  const S = "VkPipelineRasterizationLineStateCreateInfo";
+  const write = (lineStipplePattern: unknown) => writeStruct(arena, S, { lineStipplePattern } as never);
+  for (const pattern of [65536, -1, 0.5, 2 ** 32]) {
+    assertThrows(() => write(pattern), {
+      name: "RangeError",
+      message: `Cannot write "${pattern}" to member "lineStipplePattern" of "${S}": ${
+        range(0, 65535, "uint16_t")
+      }`,
+    });
+  }
+  const back = (pattern: unknown) => readStruct(S, write(pattern)).lineStipplePattern;
+  assertEquals([back(0), back(65535), back(0xaaaa)], [0, 65535, 0xaaaa]);
+});
+
+Deno.test("a bit-field refuses a value wider than its bits instead of spilling into its neighbour", () => {
+  using arena = new Arena();
+  const S = "VkAccelerationStructureInstanceKHR";
+  const instance = (fields: Record<string, unknown>) => writeStruct(arena, S, fields as never);
+  assertThrows(() => instance({ instanceCustomIndex: 2 ** 24, mask: 0 }), {
+    name: "RangeError",
+    message: `Cannot write "16777216" to member "instanceCustomIndex" of "${S}": ${
+      range(0, 16777215, "24-bit field")
+    }`,
+  });
+  for (const [member, value] of [["mask", 256], ["flags", 0x100], ["mask", -1], ["flags", 1.5]] as const) {
+    assertThrows(() => instance({ [member]: value }), {
+      name: "RangeError",
+      message: `Cannot write "${value}" to member "${member}" of "${S}": ${range(0, 255, "8-bit field")}`,
+    });
+  }
+  assertThrows(() => instance({ instanceShaderBindingTableRecordOffset: "1" }), {
+    name: "TypeError",
+    message:
+      `Cannot write "1" to member "instanceShaderBindingTableRecordOffset" of "${S}": expected a number`,
+  });
+  // The largest values that fit stay in their own bits.
+  const full = readStruct(
+    S,
+    instance({
+      instanceCustomIndex: 0xffffff,
+      mask: 0,
+      instanceShaderBindingTableRecordOffset: 0,
+      flags: 255,
+    }),
+  );
+  assertEquals(
+    [full.instanceCustomIndex, full.mask, full.instanceShaderBindingTableRecordOffset, full.flags],
+    [0xffffff, 0, 0, 255],
+  );
+  const mask = readStruct(S, instance({ instanceCustomIndex: 0, mask: 255, flags: true }));
+  assertEquals([mask.instanceCustomIndex, mask.mask, mask.flags], [0, 255, 1]);
+});
+
+Deno.test("an array of 8-bit values refuses an element out of range naming its index", () => {
+  using arena = new Arena();
+  const u8 = range(0, 255, "uint8_t");
+  // A fixed array (uint8_t[VK_UUID_SIZE]) from numbers: the element and its index named.
+  const uuid = Array.from({ length: 16 }, (_, i) => i * 17);
+  const one = { headerVersion: VK_PIPELINE_CACHE_HEADER_VERSION_ONE };
+  assertThrows(
+    () =>
+      writeStruct(arena, "VkPipelineCacheHeaderVersionOne", {
+        ...one,
+        pipelineCacheUUID: [...uuid.slice(0, 3), 256],
+      }),
+    {
+      name: "RangeError",
+      message:
+        `Cannot write "256" to member "pipelineCacheUUID" of "VkPipelineCacheHeaderVersionOne" element 3: ${u8}`,
+    },
+  );
+  // From an Int8Array, -1 is not a uint8_t either; a Uint8Array always fits.
+  assertThrows(
+    () =>
+      writeStruct(
+        arena,
+        "VkPipelineCacheHeaderVersionOne",
+        { pipelineCacheUUID: new Int8Array([0, -1]) } as never,
+      ),
+    {
+      name: "RangeError",
+      message: /"-1" to member "pipelineCacheUUID" of "VkPipelineCacheHeaderVersionOne" element 1/,
+    },
+  );
+  for (const given of [uuid, new Uint8Array(uuid)]) {
+    const header = writeStruct(arena, "VkPipelineCacheHeaderVersionOne", {
+      ...one,
+      pipelineCacheUUID: given,
+    });
+    assertEquals(readStruct("VkPipelineCacheHeaderVersionOne", header).pipelineCacheUUID, uuid);
+  }
+  // A pointer to uint8_t given as numbers, and a void pointer given as numbers (bytes).
+  assertThrows(
+    () =>
+      writeStruct(arena, "VkPipelineShaderStageModuleIdentifierCreateInfoEXT", { pIdentifier: [1, 2, 300] }),
+    {
+      name: "RangeError",
+      message:
+        `Cannot write "300" to member "pIdentifier" of "VkPipelineShaderStageModuleIdentifierCreateInfoEXT" element 2: ${u8}`,
+    },
+  );
+  assertThrows(() => writeStruct(arena, "VkPipelineCacheCreateInfo", { pInitialData: [0, -1] } as never), {
+    name: "RangeError",
+    message: `Cannot write "-1" to member "pInitialData" of "VkPipelineCacheCreateInfo" element 1: ${u8}`,
+  });
+});
+
+Deno.test("a char array given as numbers takes -128 to 255 (UTF-8 bytes too) and refuses the rest", () => {
+  using arena = new Arena();
+  const name = [...new TextEncoder().encode("é!"), 0];
+  const written = writeStruct(arena, "VkExtensionProperties", { extensionName: name } as never);
+  assertEquals(readStruct("VkExtensionProperties", written).extensionName, "é!");
+  const signed = writeStruct(arena, "VkExtensionProperties", { extensionName: [-61, -87, 0] } as never);
+  assertEquals(readStruct("VkExtensionProperties", signed).extensionName, "é");
+  assertThrows(() => writeStruct(arena, "VkExtensionProperties", { extensionName: [104, 256] } as never), {
+    name: "RangeError",
+    message: `Cannot write "256" to member "extensionName" of "VkExtensionProperties" element 1: ${
+      range(-128, 255, "char")
+    }`,
+  });
+});
+
+Deno.test("an idiomatic command given a struct with an 8-bit value out of range throws naming the command", () => {
+  using mock = new MockDriver({ record: true, onProblem: () => {} });
+  using raw = Vulkan.load({ drivers: [mock], env: isolated.env });
+  withVkDevice(raw, (vk, device) => {
+    assertThrows(() => vk.createPipelineCache(device, { pInitialData: [1, 2, 256] } as never), {
+      name: "RangeError",
+      message:
+        `Cannot call "vkCreatePipelineCache": parameter "pCreateInfo": Cannot write "256" to member "pInitialData" of "VkPipelineCacheCreateInfo" element 2: ${
+          range(0, 255, "uint8_t")
+        }`,
+    });
+  });
+  assertEquals(mock.callCount("vkCreatePipelineCache"), 0);
 });

@@ -9439,7 +9439,10 @@ export function commands() {
       if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
         a1 = rt.int32(a1, false, "vkCmdSetLineStipple", "lineStippleFactor");
       }
-      const a2 = u2;
+      let a2 = u2;
+      if (typeof a2 !== "number" || (a2 & 0xffff) !== a2) {
+        a2 = rt.integer(a2, "u16", "vkCmdSetLineStipple", "lineStipplePattern");
+      }
       check(a0, a1, a2);
       fn(a0, a1, a2);
     };
