@@ -17,7 +17,9 @@ import {
 import type { VkApi, VkDevice } from "../../mod.ts";
 import { MockDriver, mockEnvironment } from "../../testing/mod.ts";
 import { writePointer, writeU64 } from "../../ffi/memory.ts";
+import { COMMAND_PARAMS } from "../../vk/generated/commands.ts";
 import { STRUCTS } from "../../vk/generated/structs.ts";
+import { structScan } from "../../chain/struct_handles.ts";
 import { withVkDevice } from "../support/vk_device.ts";
 
 const isolated = mockEnvironment();
@@ -236,4 +238,28 @@ Deno.test("checked mode passes a valid program: null optional members, members t
     vk.destroyDescriptorPool(device, pool);
     vk.destroyDescriptorSetLayout(device, setLayout);
   });
+});
+
+Deno.test("the push-descriptor commands do not read a descriptor write's dstSet, which they ignore", () => {
+  using arena = new Arena();
+  const buffer = Deno.UnsafePointer.create(0x2000n);
+  const write = writeStruct(arena, "VkWriteDescriptorSet", {
+    descriptorType: VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+    pBufferInfo: [{ buffer: buffer as never, range: 64 }],
+  });
+  writeU64(memberAt(write, "VkWriteDescriptorSet", "dstSet"), 0, 0xbad0n);
+  const found = (command: string, args: unknown[]) => {
+    const params = COMMAND_PARAMS[command]!;
+    const at = (name: string) => params.findIndex((p) => p.name === name);
+    const scan = structScan(command, params, (p) => (a) => a[at(p.len!)] as number)!;
+    const seen: string[] = [];
+    scan(args, (type, key, path) => seen.push(`${path} ${type} 0x${key.toString(16)}`), true);
+    return seen;
+  };
+  const buffers = ["pDescriptorWrites[0].pBufferInfo[0].buffer VkBuffer 0x2000"];
+  assertEquals(found("vkCmdPushDescriptorSet", [null, 1, null, 0, 1, write]), buffers);
+  assertEquals(found("vkUpdateDescriptorSets", [null, 1, write, 0, null]), [
+    "pDescriptorWrites[0].dstSet VkDescriptorSet 0xbad0",
+    ...buffers,
+  ]);
 });
