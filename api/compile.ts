@@ -63,6 +63,13 @@ function fail(message: string): never {
   throw new TypeError(message);
 }
 
+/** Throws for integer `v` that does not fit `kind` at `place`: a RangeError for a number, else a TypeError. */
+function misfit(place: string, v: unknown, kind: IntegerKind): never {
+  const message = `${place} expected ${integerExpected(v, kind)}, got ${shown(v)}`;
+  if (typeof v === "number" || typeof v === "bigint") throw new RangeError(message);
+  return fail(message);
+}
+
 function at(command: string, param: string): string {
   return `Cannot call "${command}": parameter "${param}"`;
 }
@@ -142,6 +149,12 @@ function structsAt(
     throw named(e, command, param);
   }
 }
+
+/** The scalar kinds of integers narrower than 64 bits, whose array elements are range-tested. */
+const INTEGER_KINDS: ReadonlySet<ScalarKind> = new Set(["u8", "i8", "u16", "i16", "u32", "i32"]);
+const isUint32 = (x: unknown) => typeof x === "number" && x >>> 0 === x;
+const isInt32 = (x: unknown) => typeof x === "number" && (x | 0) === x;
+const isNumber = (x: unknown) => typeof x === "number";
 
 /** The helpers compiled commands call. */
 export const RUNTIME = {
@@ -402,12 +415,12 @@ export const RUNTIME = {
       return fail(`${at(command, param)} has ${list.length} elements, room for ${fixed}`);
     }
     const n = fixed >= 0 ? fixed : list.length;
-    // 32-bit numbers (dynamic offsets, indices, masks) straight into the scratch's views: no view per call;
-    // anything else (a bigint, a boolean, a mistake) through the general path below.
+    // 32-bit numbers that fit (dynamic offsets, indices, masks) straight into the scratch's views: no view per
+    // call; anything else (a bigint, a boolean, a mistake) through the general path below.
     if (
       (kind === "u32" || kind === "i32" || kind === "f32") && Array.isArray(list) &&
       m.top + n * 4 + 8 <= m.size &&
-      list.every((x) => typeof x === "number")
+      list.every(kind === "u32" ? isUint32 : kind === "i32" ? isInt32 : isNumber)
     ) {
       const off = m.alloc(n * 4, 8);
       const view = kind === "u32" ? m.u32 : kind === "i32" ? m.i32 : m.f32;
@@ -416,11 +429,15 @@ export const RUNTIME = {
     }
     const buf = m.bytes(size * n, Math.min(size, 8));
     const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    const integer = INTEGER_KINDS.has(kind);
     for (let i = 0; i < list.length; i++) {
-      if (!writeScalar(view, i * size, kind, list[i])) {
-        return fail(
-          `${at(command, param)} element ${i}: expected ${scalarExpects(kind)}, got ${shown(list[i])}`,
-        );
+      const x = list[i];
+      // An integer element must fit its type, as a parameter must (docs/behaviour.md V14).
+      if (integer && integerValue(x, kind as IntegerKind) === undefined) {
+        return misfit(`${at(command, param)} element ${i}:`, x, kind as IntegerKind);
+      }
+      if (!writeScalar(view, i * size, kind, x)) {
+        return fail(`${at(command, param)} element ${i}: expected ${scalarExpects(kind)}, got ${shown(x)}`);
       }
     }
     return m.pointer(buf);
@@ -439,11 +456,7 @@ export const RUNTIME = {
    * truncate to their low bits.
    */
   integer(v: unknown, kind: IntegerKind, command: string, param: string): number {
-    const n = integerValue(v, kind);
-    if (n !== undefined) return n;
-    const message = `${at(command, param)} expected ${integerExpected(v, kind)}, got ${shown(v)}`;
-    if (typeof v === "number" || typeof v === "bigint") throw new RangeError(message);
-    return fail(message);
+    return integerValue(v, kind) ?? misfit(at(command, param), v, kind);
   },
   /**
    * A 64-bit integer parameter given as something other than a bigint (the generated code passes a bigint

@@ -1,8 +1,14 @@
 // A 32-bit integer parameter of an idiomatic command (a count, an index, flags, an enum) takes a number that
 // fits, as a struct member does (docs/behaviour.md V14): anything else throws before the driver is called,
-// naming the command, the parameter, the range and the value, where Deno's FFI would name neither.
+// naming the command, the parameter, the range and the value, where Deno's FFI would name neither; an array's
+// element too, naming its index, where the store would keep its low bits.
 import { deepStrictEqual as assertEquals, throws as assertThrows } from "node:assert/strict";
-import { VK_COMMAND_BUFFER_LEVEL_PRIMARY, Vulkan } from "../../mod.ts";
+import {
+  VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+  VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC,
+  VK_PIPELINE_BIND_POINT_COMPUTE,
+  Vulkan,
+} from "../../mod.ts";
 import { MockDriver, mockEnvironment } from "../../testing/mod.ts";
 import { withVkDevice } from "../support/vk_device.ts";
 
@@ -50,5 +56,58 @@ Deno.test("a 32-bit parameter that does not fit throws naming the command and pa
     assertEquals(mock.callCount("vkCmdDispatch"), 1);
     vk.endCommandBuffer(cb!);
     vk.destroyCommandPool(device, commandPool);
+  });
+});
+
+Deno.test("an array of 32-bit integers refuses an element that does not fit, naming its index", () => {
+  using mock = new MockDriver({ record: true, onProblem: () => {} });
+  using raw = Vulkan.load({ drivers: [mock], env: isolated.env });
+  withVkDevice(raw, (vk, device) => {
+    const binding = {
+      binding: 0,
+      descriptorType: VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC,
+      descriptorCount: 1,
+    };
+    const setLayout = vk.createDescriptorSetLayout(device, { pBindings: [binding] });
+    const layout = vk.createPipelineLayout(device, { pSetLayouts: [setLayout] });
+    const descriptorPool = vk.createDescriptorPool(device, {
+      maxSets: 1,
+      pPoolSizes: [{ type: VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC, descriptorCount: 1 }],
+    });
+    const [set] = vk.allocateDescriptorSets(device, { descriptorPool, pSetLayouts: [setLayout] });
+    const commandPool = vk.createCommandPool(device, { queueFamilyIndex: 0 });
+    const [cb] = vk.allocateCommandBuffers(device, {
+      commandPool,
+      level: VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+      commandBufferCount: 1,
+    });
+    vk.beginCommandBuffer(cb!, {});
+    const bind = (offset: unknown) =>
+      vk.cmdBindDescriptorSets(cb!, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, [set!], [offset as number]);
+    const element = (got: string, hint = "") =>
+      expected("vkCmdBindDescriptorSets", "pDynamicOffsets", got, hint).replace(
+        '"pDynamicOffsets" expected',
+        '"pDynamicOffsets" element 0: expected',
+      );
+    assertThrows(() => bind(2 ** 32 + 256), { name: "RangeError", message: element("4294967552") });
+    assertThrows(() => bind(-256), {
+      name: "RangeError",
+      message: element("-256", "; `x >>> 0` makes a bitwise result unsigned"),
+    });
+    assertThrows(() => bind(0.5), { name: "RangeError", message: element("0.5") });
+    assertEquals(mock.callCount("vkCmdBindDescriptorSets"), 0);
+    // What fits goes on, as numbers, a bigint or a Uint32Array.
+    bind(2 ** 32 - 256);
+    bind(256n);
+    vk.cmdBindDescriptorSets(cb!, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, [set!], new Uint32Array([512]));
+    assertEquals(
+      mock.calls.filter((c) => c.command === "vkCmdBindDescriptorSets").map((c) => c.args.pDynamicOffsets),
+      [[2 ** 32 - 256], [256], [512]],
+    );
+    vk.endCommandBuffer(cb!);
+    vk.destroyCommandPool(device, commandPool);
+    vk.destroyDescriptorPool(device, descriptorPool);
+    vk.destroyPipelineLayout(device, layout);
+    vk.destroyDescriptorSetLayout(device, setLayout);
   });
 });
