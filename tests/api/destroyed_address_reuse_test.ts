@@ -17,6 +17,7 @@ import {
 } from "../../mod.ts";
 import { MockDriver } from "../../testing/mod.ts";
 import { openLibvulkan } from "../support/libvulkan.ts";
+import { inLibvulkanHalf, runLibvulkanHalf } from "../support/libvulkan_half.ts";
 import { withVkDevice } from "../support/vk_device.ts";
 
 const INFO = { size: 256n, usage: VK_BUFFER_USAGE_STORAGE_BUFFER_BIT };
@@ -44,26 +45,36 @@ function spied(raw: VkCommandSource): { source: VkCommandSource; destroys: Map<b
 
 /**
  * Runs `body` with a device of an address-reusing mock driver, through vkdeno (plain and checked) and
- * through libvulkan (the mock's manifest, loaded by the Khronos loader in this process).
+ * through libvulkan (in a child process of test `t`, whose `VK_DRIVER_FILES` names the folder the child
+ * writes its mock's manifest into; tests/support/libvulkan_half.ts).
  */
-function onEachLoader(body: (raw: VkCommandSource, device: VkDevice, loader: string) => void): void {
+async function onEachLoader(
+  t: Deno.TestContext,
+  body: (raw: VkCommandSource, device: VkDevice, loader: string) => void,
+): Promise<void> {
   const run = (raw: VkCommandSource, loader: string) =>
     withVkDevice(raw, (_vk, device) => body(raw, device, loader));
-  using mock = new MockDriver({ reuseHandles: true });
-  using manifest = mock.writeManifest();
-  const env = { vars: { VK_DRIVER_FILES: manifest.manifestPath }, elevated: false };
-  for (const checked of [false, true]) {
-    using raw = Vulkan.load({ env, checked });
-    run(raw, checked ? "vkdeno (checked)" : "vkdeno");
-  }
-  const old = Deno.env.get("VK_DRIVER_FILES");
-  Deno.env.set("VK_DRIVER_FILES", manifest.manifestPath);
-  try {
+  if (inLibvulkanHalf) {
+    using mock = new MockDriver({ reuseHandles: true });
+    using _manifest = mock.writeManifest({ folder: Deno.env.get("VK_DRIVER_FILES")! });
     using raw = openLibvulkan();
     run(raw, "libvulkan");
+    return;
+  }
+  {
+    using mock = new MockDriver({ reuseHandles: true });
+    using manifest = mock.writeManifest();
+    const env = { vars: { VK_DRIVER_FILES: manifest.manifestPath }, elevated: false };
+    for (const checked of [false, true]) {
+      using raw = Vulkan.load({ env, checked });
+      run(raw, checked ? "vkdeno (checked)" : "vkdeno");
+    }
+  }
+  const folder = Deno.makeTempDirSync({ prefix: "vkdeno_reuse_" });
+  try {
+    await runLibvulkanHalf(t, { VK_DRIVER_FILES: folder });
   } finally {
-    if (old === undefined) Deno.env.delete("VK_DRIVER_FILES");
-    else Deno.env.set("VK_DRIVER_FILES", old);
+    Deno.removeSync(folder, { recursive: true });
   }
 }
 
@@ -77,8 +88,8 @@ function reuse(vk: VkApi, device: VkDevice, buffer: VkBuffer, make: () => VkBuff
 
 Deno.test({
   name: "a buffer made at a destroyed buffer's address is live to VkApi, whichever object or command made it",
-  fn: () =>
-    onEachLoader((raw, device, loader) => {
+  fn: (t) =>
+    onEachLoader(t, (raw, device, loader) => {
       const vk = VkApi.of(raw);
       const other = VkApi.of(raw); // a second VkApi over the same commands (another library's, say)
       using arena = new Arena();
@@ -107,8 +118,8 @@ Deno.test({
 
 Deno.test({
   name: "the destroyed handle is still refused once its address holds a new buffer, which lives on",
-  fn: () =>
-    onEachLoader((raw, device, loader) => {
+  fn: (t) =>
+    onEachLoader(t, (raw, device, loader) => {
       const { source, destroys } = spied(raw);
       const vk = VkApi.of(source);
       const old = vk.createBuffer(device, INFO);
@@ -125,8 +136,8 @@ Deno.test({
 
 Deno.test({
   name: "a scope skips at its end a buffer destroyed early and never destroys a new one at its address",
-  fn: () =>
-    onEachLoader((raw, device, loader) => {
+  fn: (t) =>
+    onEachLoader(t, (raw, device, loader) => {
       const { source, destroys } = spied(raw);
       const vk = VkApi.of(source);
       let fresh: VkBuffer;

@@ -20,8 +20,8 @@ import {
   writeStructArray,
 } from "../../mod.ts";
 import { MockDriver, mockEnvironment } from "../../testing/mod.ts";
-import { openLibvulkan } from "../support/libvulkan.ts";
-import { hasLavapipe, LAVAPIPE } from "../support/lavapipe.ts";
+import { onBothLoaders } from "../support/libvulkan_half.ts";
+import { hasLavapipe } from "../support/lavapipe.ts";
 
 const FAMILY = "VkQueueFamilyProperties2";
 const PRIORITY = "VkQueueFamilyGlobalPriorityProperties";
@@ -106,8 +106,8 @@ Deno.test("each element of a two-call struct array gets its own copy of the chai
 Deno.test({
   name: "on lavapipe the per-element chain matches the raw two-call written by hand, on both loaders",
   ignore: !hasLavapipe,
-  fn: () => {
-    const run = (raw: VkCommandSource, loader: string) => {
+  fn: (t) =>
+    onBothLoaders(t, (raw, loader) => {
       using vk = VkApi.of(raw).scope();
       const instance = vk.createInstance({ pApplicationInfo: { apiVersion: vk.enumerateInstanceVersion() } });
       const [gpu] = vk.enumeratePhysicalDevices(instance);
@@ -116,21 +116,7 @@ Deno.test({
       // Each element's chain came back with its sType: the links were written, not left out.
       assertEquals(got.map((f) => f[PRIORITY].sType), got.map(() => 1000388001), loader);
       assertEquals(got, byHand(raw, gpu!), loader);
-    };
-    {
-      using raw = Vulkan.load({ env: { vars: { VK_DRIVER_FILES: LAVAPIPE }, elevated: false } });
-      run(raw, "vkdeno");
-    }
-    const old = Deno.env.get("VK_DRIVER_FILES");
-    Deno.env.set("VK_DRIVER_FILES", LAVAPIPE);
-    try {
-      using raw = openLibvulkan();
-      run(raw, "libvulkan");
-    } finally {
-      if (old === undefined) Deno.env.delete("VK_DRIVER_FILES");
-      else Deno.env.set("VK_DRIVER_FILES", old);
-    }
-  },
+    }),
 });
 
 Deno.test("an array chain that is not a list of struct names throws naming the command and the parameter", () => {

@@ -21,33 +21,16 @@ import {
   VkError,
   Vulkan,
 } from "../../mod.ts";
-import { openLibvulkan } from "../support/libvulkan.ts";
+import { onBothLoaders } from "../support/libvulkan_half.ts";
 import { commandSource, compileCommand } from "../../api/compile.ts";
 import { COMMAND_ALIAS_COUNT, COMMAND_COUNT, COMMAND_INDEX } from "../../vk/generated/commands.ts";
-import { hasLavapipe, LAVAPIPE } from "../support/lavapipe.ts";
-
-/** Runs `body` with each loader's command object over lavapipe. */
-function onBothLoaders(body: (raw: VkCommandSource, loader: string) => void): void {
-  {
-    using raw = Vulkan.load({ env: { vars: { VK_DRIVER_FILES: LAVAPIPE }, elevated: false } });
-    body(raw, "vkdeno");
-  }
-  const old = Deno.env.get("VK_DRIVER_FILES");
-  Deno.env.set("VK_DRIVER_FILES", LAVAPIPE);
-  try {
-    using raw = openLibvulkan();
-    body(raw, "libvulkan");
-  } finally {
-    if (old === undefined) Deno.env.delete("VK_DRIVER_FILES");
-    else Deno.env.set("VK_DRIVER_FILES", old);
-  }
-}
+import { hasLavapipe } from "../support/lavapipe.ts";
 
 Deno.test({
   name: "idiomatic commands return outputs, take arrays and literals, and destroy what a scope created",
   ignore: !hasLavapipe,
-  fn: () =>
-    onBothLoaders((raw, loader) => {
+  fn: (t) =>
+    onBothLoaders(t, (raw, loader) => {
       const destroyed: string[] = [];
       const spy = new Proxy(raw, {
         get(target, name) {

@@ -7,18 +7,7 @@ import { COMMAND_INDEX } from "../../vk/generated/commands.ts";
 import { openLibvulkan } from "./libvulkan.ts";
 import { readHandle } from "../../vk/handle.ts";
 import { LAVAPIPE } from "./lavapipe.ts";
-
-/** Runs `fn` with VK_DRIVER_FILES set to lavapipe (libvulkan reads it at vkCreateInstance). */
-function withLavapipe<T>(fn: () => T): T {
-  const old = Deno.env.get("VK_DRIVER_FILES");
-  Deno.env.set("VK_DRIVER_FILES", LAVAPIPE);
-  try {
-    return fn();
-  } finally {
-    if (old === undefined) Deno.env.delete("VK_DRIVER_FILES");
-    else Deno.env.set("VK_DRIVER_FILES", old);
-  }
-}
+import { onLibvulkan } from "./libvulkan_half.ts";
 
 function createInstance(vk: ReturnType<typeof openLibvulkan>, arena: Arena, extensions: string[] = []) {
   const slot = arena.pointer(arena.alloc(8));
@@ -46,10 +35,10 @@ Deno.test("every generated command name is a method; libvulkan's exports are fas
   assert(vk.exported.size > 200, `${vk.exported.size} exports`);
 });
 
-Deno.test("commands libvulkan does not export resolve through vkGetInstanceProcAddr on first call", () => {
-  using arena = new Arena();
-  using vk = openLibvulkan();
-  withLavapipe(() => {
+Deno.test("commands libvulkan does not export resolve through vkGetInstanceProcAddr on first call", (t) =>
+  onLibvulkan(t, { VK_DRIVER_FILES: LAVAPIPE }, () => {
+    using arena = new Arena();
+    using vk = openLibvulkan();
     const instance = createInstance(vk, arena, ["VK_KHR_get_physical_device_properties2"]);
     try {
       const [device] = enumerate(vk.vkEnumeratePhysicalDevices!, [instance]);
@@ -66,13 +55,12 @@ Deno.test("commands libvulkan does not export resolve through vkGetInstanceProcA
     } finally {
       vk.vkDestroyInstance(instance, null);
     }
-  });
-});
+  }));
 
-Deno.test("deviceTable holds the device's commands: exports, and enabled extensions through vkGetDeviceProcAddr", () => {
-  using arena = new Arena();
-  using vk = openLibvulkan();
-  withLavapipe(() => {
+Deno.test("deviceTable holds the device's commands: exports, and enabled extensions through vkGetDeviceProcAddr", (t) =>
+  onLibvulkan(t, { VK_DRIVER_FILES: LAVAPIPE }, () => {
+    using arena = new Arena();
+    using vk = openLibvulkan();
     const instance = createInstance(vk, arena);
     try {
       const [physicalDevice] = enumerate(vk.vkEnumeratePhysicalDevices!, [instance]);
@@ -102,5 +90,4 @@ Deno.test("deviceTable holds the device's commands: exports, and enabled extensi
     } finally {
       vk.vkDestroyInstance(instance, null);
     }
-  });
-});
+  }));
