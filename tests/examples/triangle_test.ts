@@ -110,6 +110,18 @@ Deno.test("triangle runs clean under the Khronos validation layer", async () => 
   }
 });
 
+Deno.test("triangle runs in checked mode: the handles inside its structs check clean, the pixels are the same", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "vkdeno_triangle_" });
+  try {
+    const plain = await runTriangle("vkdeno", dir);
+    // Pipelines, render pass, framebuffer, barriers, submits: checked mode reads each struct's handles.
+    const checked = await runTriangle("vkdeno", dir, { VKDENO_CHECKED: "1" });
+    assertEquals(checked.image.rgba, plain.image.rgba);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("embedded triangle shaders equal their GLSL compiled by glslangValidator -V", async () => {
   const embedded = await import("../../examples/shaders/triangle_spv.ts") as Record<string, Uint32Array>;
   for (const { constName, sourceName } of SHADER_MODULES["triangle_spv.ts"]!) {
