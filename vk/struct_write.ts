@@ -46,9 +46,10 @@ export type ChainFor<N extends VkStructName> = N extends infer P extends keyof V
  *   from the array when not given; two arrays sharing one count must agree.
  * - `pNext` accepts a pointer, one object with a `type` naming its struct (which may carry its own
  *   `pNext`), or a list of such objects, linked in order.
- * - Unknown member names throw, so typos do not pass silently; so do a 32-bit integer member given a number
- *   that does not fit (`-1` for a `uint32_t`, `1.5`) and a null element in an array of handles that vk.xml
- *   requires valid.
+ * - Unknown member names throw, so typos do not pass silently; so do an integer member (8 to 32 bits, a
+ *   bit-field, an array's element) given a number that does not fit (`-1` for a `uint32_t`, `1.5`, `256` for
+ *   a `uint8_t`, `256` for an 8-bit field) and a null element in an array of handles that vk.xml requires
+ *   valid.
  *
  * @example Instance create info
  * ```ts
@@ -62,7 +63,7 @@ export type ChainFor<N extends VkStructName> = N extends infer P extends keyof V
  * ```
  * @throws {TypeError} If `name` is not a struct, a member is unknown, or a value has the wrong shape.
  * @throws {RangeError} If a string or array does not fit its fixed-size member, arrays sharing a count
- * member differ in length, or a 32-bit integer member is given a number that does not fit it.
+ * member differ in length, or an integer member is given a number that does not fit it.
  */
 export function writeStruct<N extends VkStructName>(
   arena: Arena,
