@@ -169,7 +169,11 @@ class Emitter {
         (must ? ` else missing(${S}, ${K}, x);` : "");
       if (countNames.has(m.name)) {
         const n = counts.get(m.name)!;
-        tail.push(`${block} else if (n${n} >= 0) ${this.#store(simple!, at(m.offset), `n${n}`, S, K)};`);
+        // Given beside its array, a count must not exceed the array's length (docs/behaviour.md V15).
+        tail.push(`if (${get}) {
+seen += ${this.#store(simple!, at(m.offset), "x", S, K)};
+if (n${n} >= 0) covers(x, n${n}, ${S}, ${K}, f${n});
+} else if (n${n} >= 0) ${this.#store(simple!, at(m.offset), `n${n}`, S, K)};`);
       } else lines.push(block);
     }
     lines.push(...tail);
@@ -360,6 +364,7 @@ const RUNTIME = [
   "getPointer",
   "mismatch",
   "missing",
+  "covers",
   "num",
   "pointee",
   "put64",

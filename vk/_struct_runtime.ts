@@ -103,6 +103,19 @@ export function mismatch(struct: string, count: string, a: string, na: number, b
   throw new RangeError(`Cannot fill "${count}" of "${struct}": "${a}" has ${na} and "${b}" has ${nb}`);
 }
 
+/**
+ * Checks a count member given beside its array (`commandBufferCount` and `pCommandBuffers`): a count above the
+ * array's length would have the driver read past its end (docs/behaviour.md V15); a smaller one is C's own
+ * use of the array's first elements.
+ */
+export function covers(x: unknown, n: number, struct: string, count: string, array: string): void {
+  if (Number(x) > n) {
+    throw new RangeError(
+      `Cannot write ${shown(x)} to ${where(struct, count)}: "${array}" has ${n} element${n === 1 ? "" : "s"}`,
+    );
+  }
+}
+
 /** Throws for the first key of `v` that is not a member of `struct` (`type` names an extending struct). */
 export function unknown(v: unknown, struct: string): void {
   const members = layoutOf(struct).members;

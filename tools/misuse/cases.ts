@@ -610,6 +610,22 @@ export const CASES: readonly MisuseCase[] = [
     },
   },
   {
+    name: "count-above-array",
+    what: "vkQueueSubmit with a VkSubmitInfo whose commandBufferCount exceeds its pCommandBuffers",
+    expect: /"commandBufferCount" of "VkSubmitInfo": "pCommandBuffers" has 1 element/,
+    run() {
+      const { vk, device } = setup();
+      const api = VkApi.of(vk);
+      const commandPool = api.createCommandPool(device, { queueFamilyIndex: 0 });
+      const level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+      const [cb] = api.allocateCommandBuffers(device, { commandPool, level, commandBufferCount: 1 });
+      api.beginCommandBuffer(cb!, {});
+      api.endCommandBuffer(cb!);
+      const submit = { commandBufferCount: 2, pCommandBuffers: [cb!] };
+      api.queueSubmit(api.getDeviceQueue(device, 0, 0), [submit]);
+    },
+  },
+  {
     name: "struct-member-freed-command-buffer",
     what: "vkQueueSubmit with a freed command buffer in a VkSubmitInfo",
     expect: /vkQueueSubmit: pSubmits\[0\]\.pCommandBuffers\[0\] .*destroyed/,

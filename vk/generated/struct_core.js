@@ -11,6 +11,7 @@
 import {
   array,
   badValue,
+  covers,
   element,
   f32,
   fixedArray,
@@ -352,8 +353,10 @@ export function structs() {
         f0 = "pDeviceIndices";
       }
     }
-    if ((x = v.deviceIndexCount) !== undefined) seen += u32(m, o + 16, x, S, "deviceIndexCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "deviceIndexCount");
+    if ((x = v.deviceIndexCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "deviceIndexCount");
+      if (n0 >= 0) covers(x, n0, S, "deviceIndexCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "deviceIndexCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -433,10 +436,14 @@ export function structs() {
         f1 = "pDynamicOffsets";
       }
     }
-    if ((x = v.descriptorSetCount) !== undefined) seen += u32(m, o + 36, x, S, "descriptorSetCount");
-    else if (n0 >= 0) u32(m, o + 36, n0, S, "descriptorSetCount");
-    if ((x = v.dynamicOffsetCount) !== undefined) seen += u32(m, o + 48, x, S, "dynamicOffsetCount");
-    else if (n1 >= 0) u32(m, o + 48, n1, S, "dynamicOffsetCount");
+    if ((x = v.descriptorSetCount) !== undefined) {
+      seen += u32(m, o + 36, x, S, "descriptorSetCount");
+      if (n0 >= 0) covers(x, n0, S, "descriptorSetCount", f0);
+    } else if (n0 >= 0) u32(m, o + 36, n0, S, "descriptorSetCount");
+    if ((x = v.dynamicOffsetCount) !== undefined) {
+      seen += u32(m, o + 48, x, S, "dynamicOffsetCount");
+      if (n1 >= 0) covers(x, n1, S, "dynamicOffsetCount", f1);
+    } else if (n1 >= 0) u32(m, o + 48, n1, S, "dynamicOffsetCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -506,10 +513,13 @@ export function structs() {
         f1 = "pSplitInstanceBindRegions";
       }
     }
-    if ((x = v.deviceIndexCount) !== undefined) seen += u32(m, o + 16, x, S, "deviceIndexCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "deviceIndexCount");
+    if ((x = v.deviceIndexCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "deviceIndexCount");
+      if (n0 >= 0) covers(x, n0, S, "deviceIndexCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "deviceIndexCount");
     if ((x = v.splitInstanceBindRegionCount) !== undefined) {
       seen += u32(m, o + 32, x, S, "splitInstanceBindRegionCount");
+      if (n1 >= 0) covers(x, n1, S, "splitInstanceBindRegionCount", f1);
     } else if (n1 >= 0) u32(m, o + 32, n1, S, "splitInstanceBindRegionCount");
     let keys = 0;
     for (const _ in v) keys++;
@@ -725,16 +735,26 @@ export function structs() {
         f4 = "pSignalSemaphores";
       }
     }
-    if ((x = v.waitSemaphoreCount) !== undefined) seen += u32(m, o + 16, x, S, "waitSemaphoreCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "waitSemaphoreCount");
-    if ((x = v.bufferBindCount) !== undefined) seen += u32(m, o + 32, x, S, "bufferBindCount");
-    else if (n1 >= 0) u32(m, o + 32, n1, S, "bufferBindCount");
-    if ((x = v.imageOpaqueBindCount) !== undefined) seen += u32(m, o + 48, x, S, "imageOpaqueBindCount");
-    else if (n2 >= 0) u32(m, o + 48, n2, S, "imageOpaqueBindCount");
-    if ((x = v.imageBindCount) !== undefined) seen += u32(m, o + 64, x, S, "imageBindCount");
-    else if (n3 >= 0) u32(m, o + 64, n3, S, "imageBindCount");
-    if ((x = v.signalSemaphoreCount) !== undefined) seen += u32(m, o + 80, x, S, "signalSemaphoreCount");
-    else if (n4 >= 0) u32(m, o + 80, n4, S, "signalSemaphoreCount");
+    if ((x = v.waitSemaphoreCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "waitSemaphoreCount");
+      if (n0 >= 0) covers(x, n0, S, "waitSemaphoreCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "waitSemaphoreCount");
+    if ((x = v.bufferBindCount) !== undefined) {
+      seen += u32(m, o + 32, x, S, "bufferBindCount");
+      if (n1 >= 0) covers(x, n1, S, "bufferBindCount", f1);
+    } else if (n1 >= 0) u32(m, o + 32, n1, S, "bufferBindCount");
+    if ((x = v.imageOpaqueBindCount) !== undefined) {
+      seen += u32(m, o + 48, x, S, "imageOpaqueBindCount");
+      if (n2 >= 0) covers(x, n2, S, "imageOpaqueBindCount", f2);
+    } else if (n2 >= 0) u32(m, o + 48, n2, S, "imageOpaqueBindCount");
+    if ((x = v.imageBindCount) !== undefined) {
+      seen += u32(m, o + 64, x, S, "imageBindCount");
+      if (n3 >= 0) covers(x, n3, S, "imageBindCount", f3);
+    } else if (n3 >= 0) u32(m, o + 64, n3, S, "imageBindCount");
+    if ((x = v.signalSemaphoreCount) !== undefined) {
+      seen += u32(m, o + 80, x, S, "signalSemaphoreCount");
+      if (n4 >= 0) covers(x, n4, S, "signalSemaphoreCount", f4);
+    } else if (n4 >= 0) u32(m, o + 80, n4, S, "signalSemaphoreCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -799,8 +819,10 @@ export function structs() {
       }
     } else missing(S, "pRegions", x);
     if ((x = v.filter) !== undefined) seen += u32(m, o + 56, x, S, "filter");
-    if ((x = v.regionCount) !== undefined) seen += u32(m, o + 44, x, S, "regionCount");
-    else if (n0 >= 0) u32(m, o + 44, n0, S, "regionCount");
+    if ((x = v.regionCount) !== undefined) {
+      seen += u32(m, o + 44, x, S, "regionCount");
+      if (n0 >= 0) covers(x, n0, S, "regionCount", f0);
+    } else if (n0 >= 0) u32(m, o + 44, n0, S, "regionCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -896,8 +918,10 @@ export function structs() {
         f0 = "pQueueFamilyIndices";
       }
     }
-    if ((x = v.queueFamilyIndexCount) !== undefined) seen += u32(m, o + 40, x, S, "queueFamilyIndexCount");
-    else if (n0 >= 0) u32(m, o + 40, n0, S, "queueFamilyIndexCount");
+    if ((x = v.queueFamilyIndexCount) !== undefined) {
+      seen += u32(m, o + 40, x, S, "queueFamilyIndexCount");
+      if (n0 >= 0) covers(x, n0, S, "queueFamilyIndexCount", f0);
+    } else if (n0 >= 0) u32(m, o + 40, n0, S, "queueFamilyIndexCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -1478,8 +1502,10 @@ export function structs() {
       seen += u32(m, o + 44, x, S, "stencilAttachmentFormat");
     }
     if ((x = v.rasterizationSamples) !== undefined) seen += u32(m, o + 48, x, S, "rasterizationSamples");
-    if ((x = v.colorAttachmentCount) !== undefined) seen += u32(m, o + 24, x, S, "colorAttachmentCount");
-    else if (n0 >= 0) u32(m, o + 24, n0, S, "colorAttachmentCount");
+    if ((x = v.colorAttachmentCount) !== undefined) {
+      seen += u32(m, o + 24, x, S, "colorAttachmentCount");
+      if (n0 >= 0) covers(x, n0, S, "colorAttachmentCount", f0);
+    } else if (n0 >= 0) u32(m, o + 24, n0, S, "colorAttachmentCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -1737,8 +1763,10 @@ export function structs() {
         f0 = "pRegions";
       }
     } else missing(S, "pRegions", x);
-    if ((x = v.regionCount) !== undefined) seen += u32(m, o + 32, x, S, "regionCount");
-    else if (n0 >= 0) u32(m, o + 32, n0, S, "regionCount");
+    if ((x = v.regionCount) !== undefined) {
+      seen += u32(m, o + 32, x, S, "regionCount");
+      if (n0 >= 0) covers(x, n0, S, "regionCount", f0);
+    } else if (n0 >= 0) u32(m, o + 32, n0, S, "regionCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -1795,8 +1823,10 @@ export function structs() {
         f0 = "pRegions";
       }
     } else missing(S, "pRegions", x);
-    if ((x = v.regionCount) !== undefined) seen += u32(m, o + 36, x, S, "regionCount");
-    else if (n0 >= 0) u32(m, o + 36, n0, S, "regionCount");
+    if ((x = v.regionCount) !== undefined) {
+      seen += u32(m, o + 36, x, S, "regionCount");
+      if (n0 >= 0) covers(x, n0, S, "regionCount", f0);
+    } else if (n0 >= 0) u32(m, o + 36, n0, S, "regionCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -1892,8 +1922,10 @@ export function structs() {
         f0 = "pRegions";
       }
     } else missing(S, "pRegions", x);
-    if ((x = v.regionCount) !== undefined) seen += u32(m, o + 44, x, S, "regionCount");
-    else if (n0 >= 0) u32(m, o + 44, n0, S, "regionCount");
+    if ((x = v.regionCount) !== undefined) {
+      seen += u32(m, o + 44, x, S, "regionCount");
+      if (n0 >= 0) covers(x, n0, S, "regionCount", f0);
+    } else if (n0 >= 0) u32(m, o + 44, n0, S, "regionCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -1952,8 +1984,10 @@ export function structs() {
         f0 = "pRegions";
       }
     } else missing(S, "pRegions", x);
-    if ((x = v.regionCount) !== undefined) seen += u32(m, o + 40, x, S, "regionCount");
-    else if (n0 >= 0) u32(m, o + 40, n0, S, "regionCount");
+    if ((x = v.regionCount) !== undefined) {
+      seen += u32(m, o + 40, x, S, "regionCount");
+      if (n0 >= 0) covers(x, n0, S, "regionCount", f0);
+    } else if (n0 >= 0) u32(m, o + 40, n0, S, "regionCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -2013,8 +2047,10 @@ export function structs() {
         f0 = "pRegions";
       }
     } else missing(S, "pRegions", x);
-    if ((x = v.regionCount) !== undefined) seen += u32(m, o + 52, x, S, "regionCount");
-    else if (n0 >= 0) u32(m, o + 52, n0, S, "regionCount");
+    if ((x = v.regionCount) !== undefined) {
+      seen += u32(m, o + 52, x, S, "regionCount");
+      if (n0 >= 0) covers(x, n0, S, "regionCount", f0);
+    } else if (n0 >= 0) u32(m, o + 52, n0, S, "regionCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -2074,8 +2110,10 @@ export function structs() {
         f0 = "pRegions";
       }
     } else missing(S, "pRegions", x);
-    if ((x = v.regionCount) !== undefined) seen += u32(m, o + 36, x, S, "regionCount");
-    else if (n0 >= 0) u32(m, o + 36, n0, S, "regionCount");
+    if ((x = v.regionCount) !== undefined) {
+      seen += u32(m, o + 36, x, S, "regionCount");
+      if (n0 >= 0) covers(x, n0, S, "regionCount", f0);
+    } else if (n0 >= 0) u32(m, o + 36, n0, S, "regionCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -2133,8 +2171,10 @@ export function structs() {
         f0 = "pRegions";
       }
     } else missing(S, "pRegions", x);
-    if ((x = v.regionCount) !== undefined) seen += u32(m, o + 36, x, S, "regionCount");
-    else if (n0 >= 0) u32(m, o + 36, n0, S, "regionCount");
+    if ((x = v.regionCount) !== undefined) {
+      seen += u32(m, o + 36, x, S, "regionCount");
+      if (n0 >= 0) covers(x, n0, S, "regionCount", f0);
+    } else if (n0 >= 0) u32(m, o + 36, n0, S, "regionCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -2242,13 +2282,17 @@ export function structs() {
         f2 = "pImageMemoryBarriers";
       }
     }
-    if ((x = v.memoryBarrierCount) !== undefined) seen += u32(m, o + 20, x, S, "memoryBarrierCount");
-    else if (n0 >= 0) u32(m, o + 20, n0, S, "memoryBarrierCount");
+    if ((x = v.memoryBarrierCount) !== undefined) {
+      seen += u32(m, o + 20, x, S, "memoryBarrierCount");
+      if (n0 >= 0) covers(x, n0, S, "memoryBarrierCount", f0);
+    } else if (n0 >= 0) u32(m, o + 20, n0, S, "memoryBarrierCount");
     if ((x = v.bufferMemoryBarrierCount) !== undefined) {
       seen += u32(m, o + 32, x, S, "bufferMemoryBarrierCount");
+      if (n1 >= 0) covers(x, n1, S, "bufferMemoryBarrierCount", f1);
     } else if (n1 >= 0) u32(m, o + 32, n1, S, "bufferMemoryBarrierCount");
     if ((x = v.imageMemoryBarrierCount) !== undefined) {
       seen += u32(m, o + 48, x, S, "imageMemoryBarrierCount");
+      if (n2 >= 0) covers(x, n2, S, "imageMemoryBarrierCount", f2);
     } else if (n2 >= 0) u32(m, o + 48, n2, S, "imageMemoryBarrierCount");
     let keys = 0;
     for (const _ in v) keys++;
@@ -2350,8 +2394,10 @@ export function structs() {
         f0 = "pPoolSizes";
       }
     }
-    if ((x = v.poolSizeCount) !== undefined) seen += u32(m, o + 24, x, S, "poolSizeCount");
-    else if (n0 >= 0) u32(m, o + 24, n0, S, "poolSizeCount");
+    if ((x = v.poolSizeCount) !== undefined) {
+      seen += u32(m, o + 24, x, S, "poolSizeCount");
+      if (n0 >= 0) covers(x, n0, S, "poolSizeCount", f0);
+    } else if (n0 >= 0) u32(m, o + 24, n0, S, "poolSizeCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -2437,8 +2483,10 @@ export function structs() {
         f0 = "pSetLayouts";
       }
     } else missing(S, "pSetLayouts", x);
-    if ((x = v.descriptorSetCount) !== undefined) seen += u32(m, o + 24, x, S, "descriptorSetCount");
-    else if (n0 >= 0) u32(m, o + 24, n0, S, "descriptorSetCount");
+    if ((x = v.descriptorSetCount) !== undefined) {
+      seen += u32(m, o + 24, x, S, "descriptorSetCount");
+      if (n0 >= 0) covers(x, n0, S, "descriptorSetCount", f0);
+    } else if (n0 >= 0) u32(m, o + 24, n0, S, "descriptorSetCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -2473,8 +2521,10 @@ export function structs() {
         f0 = "pImmutableSamplers";
       }
     }
-    if ((x = v.descriptorCount) !== undefined) seen += u32(m, o + 8, x, S, "descriptorCount");
-    else if (n0 >= 0) u32(m, o + 8, n0, S, "descriptorCount");
+    if ((x = v.descriptorCount) !== undefined) {
+      seen += u32(m, o + 8, x, S, "descriptorCount");
+      if (n0 >= 0) covers(x, n0, S, "descriptorCount", f0);
+    } else if (n0 >= 0) u32(m, o + 8, n0, S, "descriptorCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -2512,8 +2562,10 @@ export function structs() {
         f0 = "pBindingFlags";
       }
     }
-    if ((x = v.bindingCount) !== undefined) seen += u32(m, o + 16, x, S, "bindingCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "bindingCount");
+    if ((x = v.bindingCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "bindingCount");
+      if (n0 >= 0) covers(x, n0, S, "bindingCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "bindingCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -2566,8 +2618,10 @@ export function structs() {
         f0 = "pBindings";
       }
     }
-    if ((x = v.bindingCount) !== undefined) seen += u32(m, o + 20, x, S, "bindingCount");
-    else if (n0 >= 0) u32(m, o + 20, n0, S, "bindingCount");
+    if ((x = v.bindingCount) !== undefined) {
+      seen += u32(m, o + 20, x, S, "bindingCount");
+      if (n0 >= 0) covers(x, n0, S, "bindingCount", f0);
+    } else if (n0 >= 0) u32(m, o + 20, n0, S, "bindingCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -2630,8 +2684,10 @@ export function structs() {
         f0 = "pDescriptorCounts";
       }
     }
-    if ((x = v.descriptorSetCount) !== undefined) seen += u32(m, o + 16, x, S, "descriptorSetCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "descriptorSetCount");
+    if ((x = v.descriptorSetCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "descriptorSetCount");
+      if (n0 >= 0) covers(x, n0, S, "descriptorSetCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "descriptorSetCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -2725,6 +2781,7 @@ export function structs() {
     if ((x = v.set) !== undefined) seen += u32(m, o + 64, x, S, "set");
     if ((x = v.descriptorUpdateEntryCount) !== undefined) {
       seen += u32(m, o + 20, x, S, "descriptorUpdateEntryCount");
+      if (n0 >= 0) covers(x, n0, S, "descriptorUpdateEntryCount", f0);
     } else if (n0 >= 0) u32(m, o + 20, n0, S, "descriptorUpdateEntryCount");
     let keys = 0;
     for (const _ in v) keys++;
@@ -2897,12 +2954,18 @@ export function structs() {
         } else t = 0;
       }
     }
-    if ((x = v.queueCreateInfoCount) !== undefined) seen += u32(m, o + 20, x, S, "queueCreateInfoCount");
-    else if (n0 >= 0) u32(m, o + 20, n0, S, "queueCreateInfoCount");
-    if ((x = v.enabledLayerCount) !== undefined) seen += u32(m, o + 32, x, S, "enabledLayerCount");
-    else if (n1 >= 0) u32(m, o + 32, n1, S, "enabledLayerCount");
-    if ((x = v.enabledExtensionCount) !== undefined) seen += u32(m, o + 48, x, S, "enabledExtensionCount");
-    else if (n2 >= 0) u32(m, o + 48, n2, S, "enabledExtensionCount");
+    if ((x = v.queueCreateInfoCount) !== undefined) {
+      seen += u32(m, o + 20, x, S, "queueCreateInfoCount");
+      if (n0 >= 0) covers(x, n0, S, "queueCreateInfoCount", f0);
+    } else if (n0 >= 0) u32(m, o + 20, n0, S, "queueCreateInfoCount");
+    if ((x = v.enabledLayerCount) !== undefined) {
+      seen += u32(m, o + 32, x, S, "enabledLayerCount");
+      if (n1 >= 0) covers(x, n1, S, "enabledLayerCount", f1);
+    } else if (n1 >= 0) u32(m, o + 32, n1, S, "enabledLayerCount");
+    if ((x = v.enabledExtensionCount) !== undefined) {
+      seen += u32(m, o + 48, x, S, "enabledExtensionCount");
+      if (n2 >= 0) covers(x, n2, S, "enabledExtensionCount", f2);
+    } else if (n2 >= 0) u32(m, o + 48, n2, S, "enabledExtensionCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -2997,8 +3060,10 @@ export function structs() {
         f0 = "pPhysicalDevices";
       }
     }
-    if ((x = v.physicalDeviceCount) !== undefined) seen += u32(m, o + 16, x, S, "physicalDeviceCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "physicalDeviceCount");
+    if ((x = v.physicalDeviceCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "physicalDeviceCount");
+      if (n0 >= 0) covers(x, n0, S, "physicalDeviceCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "physicalDeviceCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -3051,8 +3116,10 @@ export function structs() {
         f0 = "pDeviceRenderAreas";
       }
     }
-    if ((x = v.deviceRenderAreaCount) !== undefined) seen += u32(m, o + 20, x, S, "deviceRenderAreaCount");
-    else if (n0 >= 0) u32(m, o + 20, n0, S, "deviceRenderAreaCount");
+    if ((x = v.deviceRenderAreaCount) !== undefined) {
+      seen += u32(m, o + 20, x, S, "deviceRenderAreaCount");
+      if (n0 >= 0) covers(x, n0, S, "deviceRenderAreaCount", f0);
+    } else if (n0 >= 0) u32(m, o + 20, n0, S, "deviceRenderAreaCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -3114,12 +3181,18 @@ export function structs() {
         f2 = "pSignalSemaphoreDeviceIndices";
       }
     }
-    if ((x = v.waitSemaphoreCount) !== undefined) seen += u32(m, o + 16, x, S, "waitSemaphoreCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "waitSemaphoreCount");
-    if ((x = v.commandBufferCount) !== undefined) seen += u32(m, o + 32, x, S, "commandBufferCount");
-    else if (n1 >= 0) u32(m, o + 32, n1, S, "commandBufferCount");
-    if ((x = v.signalSemaphoreCount) !== undefined) seen += u32(m, o + 48, x, S, "signalSemaphoreCount");
-    else if (n2 >= 0) u32(m, o + 48, n2, S, "signalSemaphoreCount");
+    if ((x = v.waitSemaphoreCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "waitSemaphoreCount");
+      if (n0 >= 0) covers(x, n0, S, "waitSemaphoreCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "waitSemaphoreCount");
+    if ((x = v.commandBufferCount) !== undefined) {
+      seen += u32(m, o + 32, x, S, "commandBufferCount");
+      if (n1 >= 0) covers(x, n1, S, "commandBufferCount", f1);
+    } else if (n1 >= 0) u32(m, o + 32, n1, S, "commandBufferCount");
+    if ((x = v.signalSemaphoreCount) !== undefined) {
+      seen += u32(m, o + 48, x, S, "signalSemaphoreCount");
+      if (n2 >= 0) covers(x, n2, S, "signalSemaphoreCount", f2);
+    } else if (n2 >= 0) u32(m, o + 48, n2, S, "signalSemaphoreCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -3430,9 +3503,12 @@ export function structs() {
     }
     if ((x = v.pipelineCacheCreateInfoCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "pipelineCacheCreateInfoCount");
+      if (n0 >= 0) covers(x, n0, S, "pipelineCacheCreateInfoCount", f0);
     } else if (n0 >= 0) u32(m, o + 16, n0, S, "pipelineCacheCreateInfoCount");
-    if ((x = v.pipelinePoolSizeCount) !== undefined) seen += u32(m, o + 32, x, S, "pipelinePoolSizeCount");
-    else if (n1 >= 0) u32(m, o + 32, n1, S, "pipelinePoolSizeCount");
+    if ((x = v.pipelinePoolSizeCount) !== undefined) {
+      seen += u32(m, o + 32, x, S, "pipelinePoolSizeCount");
+      if (n1 >= 0) covers(x, n1, S, "pipelinePoolSizeCount", f1);
+    } else if (n1 >= 0) u32(m, o + 32, n1, S, "pipelinePoolSizeCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -3537,8 +3613,10 @@ export function structs() {
         f0 = "pQueuePriorities";
       }
     } else missing(S, "pQueuePriorities", x);
-    if ((x = v.queueCount) !== undefined) seen += u32(m, o + 24, x, S, "queueCount");
-    else if (n0 >= 0) u32(m, o + 24, n0, S, "queueCount");
+    if ((x = v.queueCount) !== undefined) {
+      seen += u32(m, o + 24, x, S, "queueCount");
+      if (n0 >= 0) covers(x, n0, S, "queueCount", f0);
+    } else if (n0 >= 0) u32(m, o + 24, n0, S, "queueCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -4072,8 +4150,10 @@ export function structs() {
       }
     }
     if ((x = v.pfnFaultCallback) !== undefined) seen += putPointer(m, o + 32, x, S, "pfnFaultCallback");
-    if ((x = v.faultCount) !== undefined) seen += u32(m, o + 16, x, S, "faultCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "faultCount");
+    if ((x = v.faultCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "faultCount");
+      if (n0 >= 0) covers(x, n0, S, "faultCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "faultCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -4246,8 +4326,10 @@ export function structs() {
         f0 = "pViewFormats";
       }
     }
-    if ((x = v.viewFormatCount) !== undefined) seen += u32(m, o + 36, x, S, "viewFormatCount");
-    else if (n0 >= 0) u32(m, o + 36, n0, S, "viewFormatCount");
+    if ((x = v.viewFormatCount) !== undefined) {
+      seen += u32(m, o + 36, x, S, "viewFormatCount");
+      if (n0 >= 0) covers(x, n0, S, "viewFormatCount", f0);
+    } else if (n0 >= 0) u32(m, o + 36, n0, S, "viewFormatCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -4311,6 +4393,7 @@ export function structs() {
     }
     if ((x = v.attachmentImageInfoCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "attachmentImageInfoCount");
+      if (n0 >= 0) covers(x, n0, S, "attachmentImageInfoCount", f0);
     } else if (n0 >= 0) u32(m, o + 16, n0, S, "attachmentImageInfoCount");
     let keys = 0;
     for (const _ in v) keys++;
@@ -4353,8 +4436,10 @@ export function structs() {
     if ((x = v.width) !== undefined) seen += u32(m, o + 48, x, S, "width");
     if ((x = v.height) !== undefined) seen += u32(m, o + 52, x, S, "height");
     if ((x = v.layers) !== undefined) seen += u32(m, o + 56, x, S, "layers");
-    if ((x = v.attachmentCount) !== undefined) seen += u32(m, o + 32, x, S, "attachmentCount");
-    else if (n0 >= 0) u32(m, o + 32, n0, S, "attachmentCount");
+    if ((x = v.attachmentCount) !== undefined) {
+      seen += u32(m, o + 32, x, S, "attachmentCount");
+      if (n0 >= 0) covers(x, n0, S, "attachmentCount", f0);
+    } else if (n0 >= 0) u32(m, o + 32, n0, S, "attachmentCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -4632,8 +4717,10 @@ export function structs() {
     if ((x = v.subpass) !== undefined) seen += u32(m, o + 120, x, S, "subpass");
     if ((x = v.basePipelineHandle) !== undefined) seen += putPointer(m, o + 128, x, S, "basePipelineHandle");
     if ((x = v.basePipelineIndex) !== undefined) seen += i32(m, o + 136, x, S, "basePipelineIndex");
-    if ((x = v.stageCount) !== undefined) seen += u32(m, o + 20, x, S, "stageCount");
-    else if (n0 >= 0) u32(m, o + 20, n0, S, "stageCount");
+    if ((x = v.stageCount) !== undefined) {
+      seen += u32(m, o + 20, x, S, "stageCount");
+      if (n0 >= 0) covers(x, n0, S, "stageCount", f0);
+    } else if (n0 >= 0) u32(m, o + 20, n0, S, "stageCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -4946,8 +5033,10 @@ export function structs() {
       }
     }
     if ((x = v.initialLayout) !== undefined) seen += u32(m, o + 80, x, S, "initialLayout");
-    if ((x = v.queueFamilyIndexCount) !== undefined) seen += u32(m, o + 64, x, S, "queueFamilyIndexCount");
-    else if (n0 >= 0) u32(m, o + 64, n0, S, "queueFamilyIndexCount");
+    if ((x = v.queueFamilyIndexCount) !== undefined) {
+      seen += u32(m, o + 64, x, S, "queueFamilyIndexCount");
+      if (n0 >= 0) covers(x, n0, S, "queueFamilyIndexCount", f0);
+    } else if (n0 >= 0) u32(m, o + 64, n0, S, "queueFamilyIndexCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -4995,8 +5084,10 @@ export function structs() {
         f0 = "pViewFormats";
       }
     }
-    if ((x = v.viewFormatCount) !== undefined) seen += u32(m, o + 16, x, S, "viewFormatCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "viewFormatCount");
+    if ((x = v.viewFormatCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "viewFormatCount");
+      if (n0 >= 0) covers(x, n0, S, "viewFormatCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "viewFormatCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -5648,10 +5739,14 @@ export function structs() {
         f1 = "ppEnabledExtensionNames";
       }
     }
-    if ((x = v.enabledLayerCount) !== undefined) seen += u32(m, o + 32, x, S, "enabledLayerCount");
-    else if (n0 >= 0) u32(m, o + 32, n0, S, "enabledLayerCount");
-    if ((x = v.enabledExtensionCount) !== undefined) seen += u32(m, o + 48, x, S, "enabledExtensionCount");
-    else if (n1 >= 0) u32(m, o + 48, n1, S, "enabledExtensionCount");
+    if ((x = v.enabledLayerCount) !== undefined) {
+      seen += u32(m, o + 32, x, S, "enabledLayerCount");
+      if (n0 >= 0) covers(x, n0, S, "enabledLayerCount", f0);
+    } else if (n0 >= 0) u32(m, o + 32, n0, S, "enabledLayerCount");
+    if ((x = v.enabledExtensionCount) !== undefined) {
+      seen += u32(m, o + 48, x, S, "enabledExtensionCount");
+      if (n1 >= 0) covers(x, n1, S, "enabledExtensionCount", f1);
+    } else if (n1 >= 0) u32(m, o + 48, n1, S, "enabledExtensionCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -7117,10 +7212,14 @@ export function structs() {
     if ((x = v.identicalMemoryTypeRequirements) !== undefined) {
       seen += u32(m, o + 64, x, S, "identicalMemoryTypeRequirements");
     }
-    if ((x = v.copySrcLayoutCount) !== undefined) seen += u32(m, o + 16, x, S, "copySrcLayoutCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "copySrcLayoutCount");
-    if ((x = v.copyDstLayoutCount) !== undefined) seen += u32(m, o + 32, x, S, "copyDstLayoutCount");
-    else if (n1 >= 0) u32(m, o + 32, n1, S, "copyDstLayoutCount");
+    if ((x = v.copySrcLayoutCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "copySrcLayoutCount");
+      if (n0 >= 0) covers(x, n0, S, "copySrcLayoutCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "copySrcLayoutCount");
+    if ((x = v.copyDstLayoutCount) !== undefined) {
+      seen += u32(m, o + 32, x, S, "copyDstLayoutCount");
+      if (n1 >= 0) covers(x, n1, S, "copyDstLayoutCount", f1);
+    } else if (n1 >= 0) u32(m, o + 32, n1, S, "copyDstLayoutCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -10490,10 +10589,14 @@ export function structs() {
     if ((x = v.identicalMemoryTypeRequirements) !== undefined) {
       seen += u32(m, o + 136, x, S, "identicalMemoryTypeRequirements");
     }
-    if ((x = v.copySrcLayoutCount) !== undefined) seen += u32(m, o + 92, x, S, "copySrcLayoutCount");
-    else if (n0 >= 0) u32(m, o + 92, n0, S, "copySrcLayoutCount");
-    if ((x = v.copyDstLayoutCount) !== undefined) seen += u32(m, o + 104, x, S, "copyDstLayoutCount");
-    else if (n1 >= 0) u32(m, o + 104, n1, S, "copyDstLayoutCount");
+    if ((x = v.copySrcLayoutCount) !== undefined) {
+      seen += u32(m, o + 92, x, S, "copySrcLayoutCount");
+      if (n0 >= 0) covers(x, n0, S, "copySrcLayoutCount", f0);
+    } else if (n0 >= 0) u32(m, o + 92, n0, S, "copySrcLayoutCount");
+    if ((x = v.copyDstLayoutCount) !== undefined) {
+      seen += u32(m, o + 104, x, S, "copyDstLayoutCount");
+      if (n1 >= 0) covers(x, n1, S, "copyDstLayoutCount", f1);
+    } else if (n1 >= 0) u32(m, o + 104, n1, S, "copyDstLayoutCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -10724,8 +10827,10 @@ export function structs() {
         f0 = "pInitialData";
       }
     }
-    if ((x = v.initialDataSize) !== undefined) seen += put64(m, o + 24, x, S, "initialDataSize");
-    else if (n0 >= 0) put64(m, o + 24, n0, S, "initialDataSize");
+    if ((x = v.initialDataSize) !== undefined) {
+      seen += put64(m, o + 24, x, S, "initialDataSize");
+      if (n0 >= 0) covers(x, n0, S, "initialDataSize", f0);
+    } else if (n0 >= 0) put64(m, o + 24, n0, S, "initialDataSize");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -10926,8 +11031,10 @@ export function structs() {
       seen++;
       fixedArray(m, o + 40, "f32", 4, 4, x, S, "blendConstants");
     }
-    if ((x = v.attachmentCount) !== undefined) seen += u32(m, o + 28, x, S, "attachmentCount");
-    else if (n0 >= 0) u32(m, o + 28, n0, S, "attachmentCount");
+    if ((x = v.attachmentCount) !== undefined) {
+      seen += u32(m, o + 28, x, S, "attachmentCount");
+      if (n0 >= 0) covers(x, n0, S, "attachmentCount", f0);
+    } else if (n0 >= 0) u32(m, o + 28, n0, S, "attachmentCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -11061,6 +11168,7 @@ export function structs() {
     }
     if ((x = v.pipelineStageCreationFeedbackCount) !== undefined) {
       seen += u32(m, o + 24, x, S, "pipelineStageCreationFeedbackCount");
+      if (n0 >= 0) covers(x, n0, S, "pipelineStageCreationFeedbackCount", f0);
     } else if (n0 >= 0) u32(m, o + 24, n0, S, "pipelineStageCreationFeedbackCount");
     let keys = 0;
     for (const _ in v) keys++;
@@ -11151,8 +11259,10 @@ export function structs() {
         f0 = "pDynamicStates";
       }
     }
-    if ((x = v.dynamicStateCount) !== undefined) seen += u32(m, o + 20, x, S, "dynamicStateCount");
-    else if (n0 >= 0) u32(m, o + 20, n0, S, "dynamicStateCount");
+    if ((x = v.dynamicStateCount) !== undefined) {
+      seen += u32(m, o + 20, x, S, "dynamicStateCount");
+      if (n0 >= 0) covers(x, n0, S, "dynamicStateCount", f0);
+    } else if (n0 >= 0) u32(m, o + 20, n0, S, "dynamicStateCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -11246,10 +11356,14 @@ export function structs() {
         f1 = "pPushConstantRanges";
       }
     }
-    if ((x = v.setLayoutCount) !== undefined) seen += u32(m, o + 20, x, S, "setLayoutCount");
-    else if (n0 >= 0) u32(m, o + 20, n0, S, "setLayoutCount");
-    if ((x = v.pushConstantRangeCount) !== undefined) seen += u32(m, o + 32, x, S, "pushConstantRangeCount");
-    else if (n1 >= 0) u32(m, o + 32, n1, S, "pushConstantRangeCount");
+    if ((x = v.setLayoutCount) !== undefined) {
+      seen += u32(m, o + 20, x, S, "setLayoutCount");
+      if (n0 >= 0) covers(x, n0, S, "setLayoutCount", f0);
+    } else if (n0 >= 0) u32(m, o + 20, n0, S, "setLayoutCount");
+    if ((x = v.pushConstantRangeCount) !== undefined) {
+      seen += u32(m, o + 32, x, S, "pushConstantRangeCount");
+      if (n1 >= 0) covers(x, n1, S, "pushConstantRangeCount", f1);
+    } else if (n1 >= 0) u32(m, o + 32, n1, S, "pushConstantRangeCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -11294,8 +11408,10 @@ export function structs() {
     }
     if ((x = v.alphaToCoverageEnable) !== undefined) seen += u32(m, o + 40, x, S, "alphaToCoverageEnable");
     if ((x = v.alphaToOneEnable) !== undefined) seen += u32(m, o + 44, x, S, "alphaToOneEnable");
-    if ((x = v.rasterizationSamples) !== undefined) seen += u32(m, o + 20, x, S, "rasterizationSamples");
-    else if (n0 >= 0) u32(m, o + 20, n0, S, "rasterizationSamples");
+    if ((x = v.rasterizationSamples) !== undefined) {
+      seen += u32(m, o + 20, x, S, "rasterizationSamples");
+      if (n0 >= 0) covers(x, n0, S, "rasterizationSamples", f0);
+    } else if (n0 >= 0) u32(m, o + 20, n0, S, "rasterizationSamples");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -11479,8 +11595,10 @@ export function structs() {
     if ((x = v.stencilAttachmentFormat) !== undefined) {
       seen += u32(m, o + 36, x, S, "stencilAttachmentFormat");
     }
-    if ((x = v.colorAttachmentCount) !== undefined) seen += u32(m, o + 20, x, S, "colorAttachmentCount");
-    else if (n0 >= 0) u32(m, o + 20, n0, S, "colorAttachmentCount");
+    if ((x = v.colorAttachmentCount) !== undefined) {
+      seen += u32(m, o + 20, x, S, "colorAttachmentCount");
+      if (n0 >= 0) covers(x, n0, S, "colorAttachmentCount", f0);
+    } else if (n0 >= 0) u32(m, o + 20, n0, S, "colorAttachmentCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -11707,6 +11825,7 @@ export function structs() {
     } else missing(S, "pVertexBindingDivisors", x);
     if ((x = v.vertexBindingDivisorCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "vertexBindingDivisorCount");
+      if (n0 >= 0) covers(x, n0, S, "vertexBindingDivisorCount", f0);
     } else if (n0 >= 0) u32(m, o + 16, n0, S, "vertexBindingDivisorCount");
     let keys = 0;
     for (const _ in v) keys++;
@@ -11802,9 +11921,11 @@ export function structs() {
     }
     if ((x = v.vertexBindingDescriptionCount) !== undefined) {
       seen += u32(m, o + 20, x, S, "vertexBindingDescriptionCount");
+      if (n0 >= 0) covers(x, n0, S, "vertexBindingDescriptionCount", f0);
     } else if (n0 >= 0) u32(m, o + 20, n0, S, "vertexBindingDescriptionCount");
     if ((x = v.vertexAttributeDescriptionCount) !== undefined) {
       seen += u32(m, o + 32, x, S, "vertexAttributeDescriptionCount");
+      if (n1 >= 0) covers(x, n1, S, "vertexAttributeDescriptionCount", f1);
     } else if (n1 >= 0) u32(m, o + 32, n1, S, "vertexAttributeDescriptionCount");
     let keys = 0;
     for (const _ in v) keys++;
@@ -11887,10 +12008,14 @@ export function structs() {
         f1 = "pScissors";
       }
     }
-    if ((x = v.viewportCount) !== undefined) seen += u32(m, o + 20, x, S, "viewportCount");
-    else if (n0 >= 0) u32(m, o + 20, n0, S, "viewportCount");
-    if ((x = v.scissorCount) !== undefined) seen += u32(m, o + 32, x, S, "scissorCount");
-    else if (n1 >= 0) u32(m, o + 32, n1, S, "scissorCount");
+    if ((x = v.viewportCount) !== undefined) {
+      seen += u32(m, o + 20, x, S, "viewportCount");
+      if (n0 >= 0) covers(x, n0, S, "viewportCount", f0);
+    } else if (n0 >= 0) u32(m, o + 20, n0, S, "viewportCount");
+    if ((x = v.scissorCount) !== undefined) {
+      seen += u32(m, o + 32, x, S, "scissorCount");
+      if (n1 >= 0) covers(x, n1, S, "scissorCount", f1);
+    } else if (n1 >= 0) u32(m, o + 32, n1, S, "scissorCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -12004,8 +12129,10 @@ export function structs() {
         f0 = "pValues";
       }
     } else missing(S, "pValues", x);
-    if ((x = v.size) !== undefined) seen += u32(m, o + 32, x, S, "size");
-    else if (n0 >= 0) u32(m, o + 32, n0, S, "size");
+    if ((x = v.size) !== undefined) {
+      seen += u32(m, o + 32, x, S, "size");
+      if (n0 >= 0) covers(x, n0, S, "size", f0);
+    } else if (n0 >= 0) u32(m, o + 32, n0, S, "size");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -12063,8 +12190,10 @@ export function structs() {
         f0 = "pDescriptorWrites";
       }
     } else missing(S, "pDescriptorWrites", x);
-    if ((x = v.descriptorWriteCount) !== undefined) seen += u32(m, o + 36, x, S, "descriptorWriteCount");
-    else if (n0 >= 0) u32(m, o + 36, n0, S, "descriptorWriteCount");
+    if ((x = v.descriptorWriteCount) !== undefined) {
+      seen += u32(m, o + 36, x, S, "descriptorWriteCount");
+      if (n0 >= 0) covers(x, n0, S, "descriptorWriteCount", f0);
+    } else if (n0 >= 0) u32(m, o + 36, n0, S, "descriptorWriteCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -12284,8 +12413,10 @@ export function structs() {
         f0 = "pAttachments";
       }
     }
-    if ((x = v.attachmentCount) !== undefined) seen += u32(m, o + 16, x, S, "attachmentCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "attachmentCount");
+    if ((x = v.attachmentCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "attachmentCount");
+      if (n0 >= 0) covers(x, n0, S, "attachmentCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "attachmentCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -12344,8 +12475,10 @@ export function structs() {
         f0 = "pClearValues";
       }
     }
-    if ((x = v.clearValueCount) !== undefined) seen += u32(m, o + 48, x, S, "clearValueCount");
-    else if (n0 >= 0) u32(m, o + 48, n0, S, "clearValueCount");
+    if ((x = v.clearValueCount) !== undefined) {
+      seen += u32(m, o + 48, x, S, "clearValueCount");
+      if (n0 >= 0) covers(x, n0, S, "clearValueCount", f0);
+    } else if (n0 >= 0) u32(m, o + 48, n0, S, "clearValueCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -12453,12 +12586,18 @@ export function structs() {
         f2 = "pDependencies";
       }
     }
-    if ((x = v.attachmentCount) !== undefined) seen += u32(m, o + 20, x, S, "attachmentCount");
-    else if (n0 >= 0) u32(m, o + 20, n0, S, "attachmentCount");
-    if ((x = v.subpassCount) !== undefined) seen += u32(m, o + 32, x, S, "subpassCount");
-    else if (n1 >= 0) u32(m, o + 32, n1, S, "subpassCount");
-    if ((x = v.dependencyCount) !== undefined) seen += u32(m, o + 48, x, S, "dependencyCount");
-    else if (n2 >= 0) u32(m, o + 48, n2, S, "dependencyCount");
+    if ((x = v.attachmentCount) !== undefined) {
+      seen += u32(m, o + 20, x, S, "attachmentCount");
+      if (n0 >= 0) covers(x, n0, S, "attachmentCount", f0);
+    } else if (n0 >= 0) u32(m, o + 20, n0, S, "attachmentCount");
+    if ((x = v.subpassCount) !== undefined) {
+      seen += u32(m, o + 32, x, S, "subpassCount");
+      if (n1 >= 0) covers(x, n1, S, "subpassCount", f1);
+    } else if (n1 >= 0) u32(m, o + 32, n1, S, "subpassCount");
+    if ((x = v.dependencyCount) !== undefined) {
+      seen += u32(m, o + 48, x, S, "dependencyCount");
+      if (n2 >= 0) covers(x, n2, S, "dependencyCount", f2);
+    } else if (n2 >= 0) u32(m, o + 48, n2, S, "dependencyCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -12579,14 +12718,21 @@ export function structs() {
         f3 = "pCorrelatedViewMasks";
       }
     }
-    if ((x = v.attachmentCount) !== undefined) seen += u32(m, o + 20, x, S, "attachmentCount");
-    else if (n0 >= 0) u32(m, o + 20, n0, S, "attachmentCount");
-    if ((x = v.subpassCount) !== undefined) seen += u32(m, o + 32, x, S, "subpassCount");
-    else if (n1 >= 0) u32(m, o + 32, n1, S, "subpassCount");
-    if ((x = v.dependencyCount) !== undefined) seen += u32(m, o + 48, x, S, "dependencyCount");
-    else if (n2 >= 0) u32(m, o + 48, n2, S, "dependencyCount");
+    if ((x = v.attachmentCount) !== undefined) {
+      seen += u32(m, o + 20, x, S, "attachmentCount");
+      if (n0 >= 0) covers(x, n0, S, "attachmentCount", f0);
+    } else if (n0 >= 0) u32(m, o + 20, n0, S, "attachmentCount");
+    if ((x = v.subpassCount) !== undefined) {
+      seen += u32(m, o + 32, x, S, "subpassCount");
+      if (n1 >= 0) covers(x, n1, S, "subpassCount", f1);
+    } else if (n1 >= 0) u32(m, o + 32, n1, S, "subpassCount");
+    if ((x = v.dependencyCount) !== undefined) {
+      seen += u32(m, o + 48, x, S, "dependencyCount");
+      if (n2 >= 0) covers(x, n2, S, "dependencyCount", f2);
+    } else if (n2 >= 0) u32(m, o + 48, n2, S, "dependencyCount");
     if ((x = v.correlatedViewMaskCount) !== undefined) {
       seen += u32(m, o + 64, x, S, "correlatedViewMaskCount");
+      if (n3 >= 0) covers(x, n3, S, "correlatedViewMaskCount", f3);
     } else if (n3 >= 0) u32(m, o + 64, n3, S, "correlatedViewMaskCount");
     let keys = 0;
     for (const _ in v) keys++;
@@ -12646,8 +12792,10 @@ export function structs() {
         f0 = "pAspectReferences";
       }
     } else missing(S, "pAspectReferences", x);
-    if ((x = v.aspectReferenceCount) !== undefined) seen += u32(m, o + 16, x, S, "aspectReferenceCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "aspectReferenceCount");
+    if ((x = v.aspectReferenceCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "aspectReferenceCount");
+      if (n0 >= 0) covers(x, n0, S, "aspectReferenceCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "aspectReferenceCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -12706,12 +12854,18 @@ export function structs() {
         f2 = "pCorrelationMasks";
       }
     }
-    if ((x = v.subpassCount) !== undefined) seen += u32(m, o + 16, x, S, "subpassCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "subpassCount");
-    if ((x = v.dependencyCount) !== undefined) seen += u32(m, o + 32, x, S, "dependencyCount");
-    else if (n1 >= 0) u32(m, o + 32, n1, S, "dependencyCount");
-    if ((x = v.correlationMaskCount) !== undefined) seen += u32(m, o + 48, x, S, "correlationMaskCount");
-    else if (n2 >= 0) u32(m, o + 48, n2, S, "correlationMaskCount");
+    if ((x = v.subpassCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "subpassCount");
+      if (n0 >= 0) covers(x, n0, S, "subpassCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "subpassCount");
+    if ((x = v.dependencyCount) !== undefined) {
+      seen += u32(m, o + 32, x, S, "dependencyCount");
+      if (n1 >= 0) covers(x, n1, S, "dependencyCount", f1);
+    } else if (n1 >= 0) u32(m, o + 32, n1, S, "dependencyCount");
+    if ((x = v.correlationMaskCount) !== undefined) {
+      seen += u32(m, o + 48, x, S, "correlationMaskCount");
+      if (n2 >= 0) covers(x, n2, S, "correlationMaskCount", f2);
+    } else if (n2 >= 0) u32(m, o + 48, n2, S, "correlationMaskCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -12757,8 +12911,10 @@ export function structs() {
     if ((x = v.stencilAttachmentFormat) !== undefined) {
       seen += u32(m, o + 36, x, S, "stencilAttachmentFormat");
     }
-    if ((x = v.colorAttachmentCount) !== undefined) seen += u32(m, o + 20, x, S, "colorAttachmentCount");
-    else if (n0 >= 0) u32(m, o + 20, n0, S, "colorAttachmentCount");
+    if ((x = v.colorAttachmentCount) !== undefined) {
+      seen += u32(m, o + 20, x, S, "colorAttachmentCount");
+      if (n0 >= 0) covers(x, n0, S, "colorAttachmentCount", f0);
+    } else if (n0 >= 0) u32(m, o + 20, n0, S, "colorAttachmentCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -12841,8 +12997,10 @@ export function structs() {
         f0 = "pColorAttachmentLocations";
       }
     }
-    if ((x = v.colorAttachmentCount) !== undefined) seen += u32(m, o + 16, x, S, "colorAttachmentCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "colorAttachmentCount");
+    if ((x = v.colorAttachmentCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "colorAttachmentCount");
+      if (n0 >= 0) covers(x, n0, S, "colorAttachmentCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "colorAttachmentCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -12942,8 +13100,10 @@ export function structs() {
         } else t = 0;
       }
     }
-    if ((x = v.colorAttachmentCount) !== undefined) seen += u32(m, o + 44, x, S, "colorAttachmentCount");
-    else if (n0 >= 0) u32(m, o + 44, n0, S, "colorAttachmentCount");
+    if ((x = v.colorAttachmentCount) !== undefined) {
+      seen += u32(m, o + 44, x, S, "colorAttachmentCount");
+      if (n0 >= 0) covers(x, n0, S, "colorAttachmentCount", f0);
+    } else if (n0 >= 0) u32(m, o + 44, n0, S, "colorAttachmentCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -12996,8 +13156,10 @@ export function structs() {
       seen++;
       array(m, o + 40, x, "u32", 4, S, "pStencilInputAttachmentIndex");
     }
-    if ((x = v.colorAttachmentCount) !== undefined) seen += u32(m, o + 16, x, S, "colorAttachmentCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "colorAttachmentCount");
+    if ((x = v.colorAttachmentCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "colorAttachmentCount");
+      if (n0 >= 0) covers(x, n0, S, "colorAttachmentCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "colorAttachmentCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -13055,8 +13217,10 @@ export function structs() {
         f0 = "pRegions";
       }
     } else missing(S, "pRegions", x);
-    if ((x = v.regionCount) !== undefined) seen += u32(m, o + 44, x, S, "regionCount");
-    else if (n0 >= 0) u32(m, o + 44, n0, S, "regionCount");
+    if ((x = v.regionCount) !== undefined) {
+      seen += u32(m, o + 44, x, S, "regionCount");
+      if (n0 >= 0) covers(x, n0, S, "regionCount", f0);
+    } else if (n0 >= 0) u32(m, o + 44, n0, S, "regionCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -13397,8 +13561,10 @@ export function structs() {
         f0 = "pValues";
       }
     } else missing(S, "pValues", x);
-    if ((x = v.semaphoreCount) !== undefined) seen += u32(m, o + 20, x, S, "semaphoreCount");
-    else if (n0 >= 0) u32(m, o + 20, n0, S, "semaphoreCount");
+    if ((x = v.semaphoreCount) !== undefined) {
+      seen += u32(m, o + 20, x, S, "semaphoreCount");
+      if (n0 >= 0) covers(x, n0, S, "semaphoreCount", f0);
+    } else if (n0 >= 0) u32(m, o + 20, n0, S, "semaphoreCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -13438,8 +13604,10 @@ export function structs() {
         f0 = "pCode";
       }
     } else missing(S, "pCode", x);
-    if ((x = v.codeSize) !== undefined) seen += put64(m, o + 24, x, S, "codeSize");
-    else if (n0 >= 0) put64(m, o + 24, n0, S, "codeSize");
+    if ((x = v.codeSize) !== undefined) {
+      seen += put64(m, o + 24, x, S, "codeSize");
+      if (n0 >= 0) covers(x, n0, S, "codeSize", f0);
+    } else if (n0 >= 0) put64(m, o + 24, n0, S, "codeSize");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -13487,8 +13655,10 @@ export function structs() {
         f0 = "pBinds";
       }
     } else missing(S, "pBinds", x);
-    if ((x = v.bindCount) !== undefined) seen += u32(m, o + 8, x, S, "bindCount");
-    else if (n0 >= 0) u32(m, o + 8, n0, S, "bindCount");
+    if ((x = v.bindCount) !== undefined) {
+      seen += u32(m, o + 8, x, S, "bindCount");
+      if (n0 >= 0) covers(x, n0, S, "bindCount", f0);
+    } else if (n0 >= 0) u32(m, o + 8, n0, S, "bindCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -13627,8 +13797,10 @@ export function structs() {
         f0 = "pBinds";
       }
     } else missing(S, "pBinds", x);
-    if ((x = v.bindCount) !== undefined) seen += u32(m, o + 8, x, S, "bindCount");
-    else if (n0 >= 0) u32(m, o + 8, n0, S, "bindCount");
+    if ((x = v.bindCount) !== undefined) {
+      seen += u32(m, o + 8, x, S, "bindCount");
+      if (n0 >= 0) covers(x, n0, S, "bindCount", f0);
+    } else if (n0 >= 0) u32(m, o + 8, n0, S, "bindCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -13732,8 +13904,10 @@ export function structs() {
         f0 = "pBinds";
       }
     } else missing(S, "pBinds", x);
-    if ((x = v.bindCount) !== undefined) seen += u32(m, o + 8, x, S, "bindCount");
-    else if (n0 >= 0) u32(m, o + 8, n0, S, "bindCount");
+    if ((x = v.bindCount) !== undefined) {
+      seen += u32(m, o + 8, x, S, "bindCount");
+      if (n0 >= 0) covers(x, n0, S, "bindCount", f0);
+    } else if (n0 >= 0) u32(m, o + 8, n0, S, "bindCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -13814,10 +13988,14 @@ export function structs() {
         f1 = "pData";
       }
     }
-    if ((x = v.mapEntryCount) !== undefined) seen += u32(m, o, x, S, "mapEntryCount");
-    else if (n0 >= 0) u32(m, o, n0, S, "mapEntryCount");
-    if ((x = v.dataSize) !== undefined) seen += put64(m, o + 16, x, S, "dataSize");
-    else if (n1 >= 0) put64(m, o + 16, n1, S, "dataSize");
+    if ((x = v.mapEntryCount) !== undefined) {
+      seen += u32(m, o, x, S, "mapEntryCount");
+      if (n0 >= 0) covers(x, n0, S, "mapEntryCount", f0);
+    } else if (n0 >= 0) u32(m, o, n0, S, "mapEntryCount");
+    if ((x = v.dataSize) !== undefined) {
+      seen += put64(m, o + 16, x, S, "dataSize");
+      if (n1 >= 0) covers(x, n1, S, "dataSize", f1);
+    } else if (n1 >= 0) put64(m, o + 16, n1, S, "dataSize");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -13936,12 +14114,18 @@ export function structs() {
         f2 = "pSignalSemaphores";
       }
     }
-    if ((x = v.waitSemaphoreCount) !== undefined) seen += u32(m, o + 16, x, S, "waitSemaphoreCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "waitSemaphoreCount");
-    if ((x = v.commandBufferCount) !== undefined) seen += u32(m, o + 40, x, S, "commandBufferCount");
-    else if (n1 >= 0) u32(m, o + 40, n1, S, "commandBufferCount");
-    if ((x = v.signalSemaphoreCount) !== undefined) seen += u32(m, o + 56, x, S, "signalSemaphoreCount");
-    else if (n2 >= 0) u32(m, o + 56, n2, S, "signalSemaphoreCount");
+    if ((x = v.waitSemaphoreCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "waitSemaphoreCount");
+      if (n0 >= 0) covers(x, n0, S, "waitSemaphoreCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "waitSemaphoreCount");
+    if ((x = v.commandBufferCount) !== undefined) {
+      seen += u32(m, o + 40, x, S, "commandBufferCount");
+      if (n1 >= 0) covers(x, n1, S, "commandBufferCount", f1);
+    } else if (n1 >= 0) u32(m, o + 40, n1, S, "commandBufferCount");
+    if ((x = v.signalSemaphoreCount) !== undefined) {
+      seen += u32(m, o + 56, x, S, "signalSemaphoreCount");
+      if (n2 >= 0) covers(x, n2, S, "signalSemaphoreCount", f2);
+    } else if (n2 >= 0) u32(m, o + 56, n2, S, "signalSemaphoreCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -14051,12 +14235,17 @@ export function structs() {
         f2 = "pSignalSemaphoreInfos";
       }
     }
-    if ((x = v.waitSemaphoreInfoCount) !== undefined) seen += u32(m, o + 20, x, S, "waitSemaphoreInfoCount");
-    else if (n0 >= 0) u32(m, o + 20, n0, S, "waitSemaphoreInfoCount");
-    if ((x = v.commandBufferInfoCount) !== undefined) seen += u32(m, o + 32, x, S, "commandBufferInfoCount");
-    else if (n1 >= 0) u32(m, o + 32, n1, S, "commandBufferInfoCount");
+    if ((x = v.waitSemaphoreInfoCount) !== undefined) {
+      seen += u32(m, o + 20, x, S, "waitSemaphoreInfoCount");
+      if (n0 >= 0) covers(x, n0, S, "waitSemaphoreInfoCount", f0);
+    } else if (n0 >= 0) u32(m, o + 20, n0, S, "waitSemaphoreInfoCount");
+    if ((x = v.commandBufferInfoCount) !== undefined) {
+      seen += u32(m, o + 32, x, S, "commandBufferInfoCount");
+      if (n1 >= 0) covers(x, n1, S, "commandBufferInfoCount", f1);
+    } else if (n1 >= 0) u32(m, o + 32, n1, S, "commandBufferInfoCount");
     if ((x = v.signalSemaphoreInfoCount) !== undefined) {
       seen += u32(m, o + 48, x, S, "signalSemaphoreInfoCount");
+      if (n2 >= 0) covers(x, n2, S, "signalSemaphoreInfoCount", f2);
     } else if (n2 >= 0) u32(m, o + 48, n2, S, "signalSemaphoreInfoCount");
     let keys = 0;
     for (const _ in v) keys++;
@@ -14285,12 +14474,17 @@ export function structs() {
         f2 = "pPreserveAttachments";
       }
     }
-    if ((x = v.inputAttachmentCount) !== undefined) seen += u32(m, o + 8, x, S, "inputAttachmentCount");
-    else if (n0 >= 0) u32(m, o + 8, n0, S, "inputAttachmentCount");
-    if ((x = v.colorAttachmentCount) !== undefined) seen += u32(m, o + 24, x, S, "colorAttachmentCount");
-    else if (n1 >= 0) u32(m, o + 24, n1, S, "colorAttachmentCount");
+    if ((x = v.inputAttachmentCount) !== undefined) {
+      seen += u32(m, o + 8, x, S, "inputAttachmentCount");
+      if (n0 >= 0) covers(x, n0, S, "inputAttachmentCount", f0);
+    } else if (n0 >= 0) u32(m, o + 8, n0, S, "inputAttachmentCount");
+    if ((x = v.colorAttachmentCount) !== undefined) {
+      seen += u32(m, o + 24, x, S, "colorAttachmentCount");
+      if (n1 >= 0) covers(x, n1, S, "colorAttachmentCount", f1);
+    } else if (n1 >= 0) u32(m, o + 24, n1, S, "colorAttachmentCount");
     if ((x = v.preserveAttachmentCount) !== undefined) {
       seen += u32(m, o + 56, x, S, "preserveAttachmentCount");
+      if (n2 >= 0) covers(x, n2, S, "preserveAttachmentCount", f2);
     } else if (n2 >= 0) u32(m, o + 56, n2, S, "preserveAttachmentCount");
     let keys = 0;
     for (const _ in v) keys++;
@@ -14434,12 +14628,17 @@ export function structs() {
         f2 = "pPreserveAttachments";
       }
     }
-    if ((x = v.inputAttachmentCount) !== undefined) seen += u32(m, o + 28, x, S, "inputAttachmentCount");
-    else if (n0 >= 0) u32(m, o + 28, n0, S, "inputAttachmentCount");
-    if ((x = v.colorAttachmentCount) !== undefined) seen += u32(m, o + 40, x, S, "colorAttachmentCount");
-    else if (n1 >= 0) u32(m, o + 40, n1, S, "colorAttachmentCount");
+    if ((x = v.inputAttachmentCount) !== undefined) {
+      seen += u32(m, o + 28, x, S, "inputAttachmentCount");
+      if (n0 >= 0) covers(x, n0, S, "inputAttachmentCount", f0);
+    } else if (n0 >= 0) u32(m, o + 28, n0, S, "inputAttachmentCount");
+    if ((x = v.colorAttachmentCount) !== undefined) {
+      seen += u32(m, o + 40, x, S, "colorAttachmentCount");
+      if (n1 >= 0) covers(x, n1, S, "colorAttachmentCount", f1);
+    } else if (n1 >= 0) u32(m, o + 40, n1, S, "colorAttachmentCount");
     if ((x = v.preserveAttachmentCount) !== undefined) {
       seen += u32(m, o + 72, x, S, "preserveAttachmentCount");
+      if (n2 >= 0) covers(x, n2, S, "preserveAttachmentCount", f2);
     } else if (n2 >= 0) u32(m, o + 72, n2, S, "preserveAttachmentCount");
     let keys = 0;
     for (const _ in v) keys++;
@@ -14656,9 +14855,11 @@ export function structs() {
     }
     if ((x = v.waitSemaphoreValueCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "waitSemaphoreValueCount");
+      if (n0 >= 0) covers(x, n0, S, "waitSemaphoreValueCount", f0);
     } else if (n0 >= 0) u32(m, o + 16, n0, S, "waitSemaphoreValueCount");
     if ((x = v.signalSemaphoreValueCount) !== undefined) {
       seen += u32(m, o + 32, x, S, "signalSemaphoreValueCount");
+      if (n1 >= 0) covers(x, n1, S, "signalSemaphoreValueCount", f1);
     } else if (n1 >= 0) u32(m, o + 32, n1, S, "signalSemaphoreValueCount");
     let keys = 0;
     for (const _ in v) keys++;
@@ -14842,8 +15043,10 @@ export function structs() {
         f0 = "pTexelBufferView";
       }
     }
-    if ((x = v.descriptorCount) !== undefined) seen += u32(m, o + 32, x, S, "descriptorCount");
-    else if (n0 >= 0) u32(m, o + 32, n0, S, "descriptorCount");
+    if ((x = v.descriptorCount) !== undefined) {
+      seen += u32(m, o + 32, x, S, "descriptorCount");
+      if (n0 >= 0) covers(x, n0, S, "descriptorCount", f0);
+    } else if (n0 >= 0) u32(m, o + 32, n0, S, "descriptorCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -14886,8 +15089,10 @@ export function structs() {
         f0 = "pData";
       }
     } else missing(S, "pData", x);
-    if ((x = v.dataSize) !== undefined) seen += u32(m, o + 16, x, S, "dataSize");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "dataSize");
+    if ((x = v.dataSize) !== undefined) {
+      seen += u32(m, o + 16, x, S, "dataSize");
+      if (n0 >= 0) covers(x, n0, S, "dataSize", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "dataSize");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);

@@ -11,6 +11,7 @@
 import {
   array,
   badValue,
+  covers,
   element,
   f32,
   fixedArray,
@@ -129,8 +130,10 @@ export function structs() {
       }
     }
     if ((x = v.micromap) !== undefined) seen += putPointer(m, o + 64, x, S, "micromap");
-    if ((x = v.usageCountsCount) !== undefined) seen += u32(m, o + 44, x, S, "usageCountsCount");
-    else if (n0 >= 0) u32(m, o + 44, n0, S, "usageCountsCount");
+    if ((x = v.usageCountsCount) !== undefined) {
+      seen += u32(m, o + 44, x, S, "usageCountsCount");
+      if (n0 >= 0) covers(x, n0, S, "usageCountsCount", f0);
+    } else if (n0 >= 0) u32(m, o + 44, n0, S, "usageCountsCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -802,8 +805,10 @@ export function structs() {
     if ((x = v.stencilAttachmentFormat) !== undefined) {
       seen += u32(m, o + 36, x, S, "stencilAttachmentFormat");
     }
-    if ((x = v.colorAttachmentCount) !== undefined) seen += u32(m, o + 20, x, S, "colorAttachmentCount");
-    else if (n0 >= 0) u32(m, o + 20, n0, S, "colorAttachmentCount");
+    if ((x = v.colorAttachmentCount) !== undefined) {
+      seen += u32(m, o + 20, x, S, "colorAttachmentCount");
+      if (n0 >= 0) covers(x, n0, S, "colorAttachmentCount", f0);
+    } else if (n0 >= 0) u32(m, o + 20, n0, S, "colorAttachmentCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -911,8 +916,10 @@ export function structs() {
         f0 = "pTag";
       }
     } else missing(S, "pTag", x);
-    if ((x = v.tagSize) !== undefined) seen += put64(m, o + 40, x, S, "tagSize");
-    else if (n0 >= 0) put64(m, o + 40, n0, S, "tagSize");
+    if ((x = v.tagSize) !== undefined) {
+      seen += put64(m, o + 40, x, S, "tagSize");
+      if (n0 >= 0) covers(x, n0, S, "tagSize", f0);
+    } else if (n0 >= 0) put64(m, o + 40, n0, S, "tagSize");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -1094,12 +1101,18 @@ export function structs() {
         f2 = "pObjects";
       }
     }
-    if ((x = v.queueLabelCount) !== undefined) seen += u32(m, o + 48, x, S, "queueLabelCount");
-    else if (n0 >= 0) u32(m, o + 48, n0, S, "queueLabelCount");
-    if ((x = v.cmdBufLabelCount) !== undefined) seen += u32(m, o + 64, x, S, "cmdBufLabelCount");
-    else if (n1 >= 0) u32(m, o + 64, n1, S, "cmdBufLabelCount");
-    if ((x = v.objectCount) !== undefined) seen += u32(m, o + 80, x, S, "objectCount");
-    else if (n2 >= 0) u32(m, o + 80, n2, S, "objectCount");
+    if ((x = v.queueLabelCount) !== undefined) {
+      seen += u32(m, o + 48, x, S, "queueLabelCount");
+      if (n0 >= 0) covers(x, n0, S, "queueLabelCount", f0);
+    } else if (n0 >= 0) u32(m, o + 48, n0, S, "queueLabelCount");
+    if ((x = v.cmdBufLabelCount) !== undefined) {
+      seen += u32(m, o + 64, x, S, "cmdBufLabelCount");
+      if (n1 >= 0) covers(x, n1, S, "cmdBufLabelCount", f1);
+    } else if (n1 >= 0) u32(m, o + 64, n1, S, "cmdBufLabelCount");
+    if ((x = v.objectCount) !== undefined) {
+      seen += u32(m, o + 80, x, S, "objectCount");
+      if (n2 >= 0) covers(x, n2, S, "objectCount", f2);
+    } else if (n2 >= 0) u32(m, o + 80, n2, S, "objectCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -1215,8 +1228,10 @@ export function structs() {
         f0 = "pTag";
       }
     } else missing(S, "pTag", x);
-    if ((x = v.tagSize) !== undefined) seen += put64(m, o + 40, x, S, "tagSize");
-    else if (n0 >= 0) put64(m, o + 40, n0, S, "tagSize");
+    if ((x = v.tagSize) !== undefined) {
+      seen += put64(m, o + 40, x, S, "tagSize");
+      if (n0 >= 0) covers(x, n0, S, "tagSize", f0);
+    } else if (n0 >= 0) put64(m, o + 40, n0, S, "tagSize");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -1272,8 +1287,10 @@ export function structs() {
         f0 = "pRegions";
       }
     } else missing(S, "pRegions", x);
-    if ((x = v.regionCount) !== undefined) seen += u32(m, o + 24, x, S, "regionCount");
-    else if (n0 >= 0) u32(m, o + 24, n0, S, "regionCount");
+    if ((x = v.regionCount) !== undefined) {
+      seen += u32(m, o + 24, x, S, "regionCount");
+      if (n0 >= 0) covers(x, n0, S, "regionCount", f0);
+    } else if (n0 >= 0) u32(m, o + 24, n0, S, "regionCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -2571,8 +2588,10 @@ export function structs() {
         f0 = "pDrmFormatModifierProperties";
       }
     }
-    if ((x = v.drmFormatModifierCount) !== undefined) seen += u32(m, o + 16, x, S, "drmFormatModifierCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "drmFormatModifierCount");
+    if ((x = v.drmFormatModifierCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "drmFormatModifierCount");
+      if (n0 >= 0) covers(x, n0, S, "drmFormatModifierCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "drmFormatModifierCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -2631,8 +2650,10 @@ export function structs() {
         f0 = "pDrmFormatModifierProperties";
       }
     }
-    if ((x = v.drmFormatModifierCount) !== undefined) seen += u32(m, o + 16, x, S, "drmFormatModifierCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "drmFormatModifierCount");
+    if ((x = v.drmFormatModifierCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "drmFormatModifierCount");
+      if (n0 >= 0) covers(x, n0, S, "drmFormatModifierCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "drmFormatModifierCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -2964,12 +2985,18 @@ export function structs() {
         f2 = "pTag";
       }
     }
-    if ((x = v.imageCount) !== undefined) seen += u32(m, o + 32, x, S, "imageCount");
-    else if (n0 >= 0) u32(m, o + 32, n0, S, "imageCount");
-    if ((x = v.bufferCount) !== undefined) seen += u32(m, o + 48, x, S, "bufferCount");
-    else if (n1 >= 0) u32(m, o + 48, n1, S, "bufferCount");
-    if ((x = v.tagSize) !== undefined) seen += put64(m, o + 72, x, S, "tagSize");
-    else if (n2 >= 0) put64(m, o + 72, n2, S, "tagSize");
+    if ((x = v.imageCount) !== undefined) {
+      seen += u32(m, o + 32, x, S, "imageCount");
+      if (n0 >= 0) covers(x, n0, S, "imageCount", f0);
+    } else if (n0 >= 0) u32(m, o + 32, n0, S, "imageCount");
+    if ((x = v.bufferCount) !== undefined) {
+      seen += u32(m, o + 48, x, S, "bufferCount");
+      if (n1 >= 0) covers(x, n1, S, "bufferCount", f1);
+    } else if (n1 >= 0) u32(m, o + 48, n1, S, "bufferCount");
+    if ((x = v.tagSize) !== undefined) {
+      seen += put64(m, o + 72, x, S, "tagSize");
+      if (n2 >= 0) covers(x, n2, S, "tagSize", f2);
+    } else if (n2 >= 0) put64(m, o + 72, n2, S, "tagSize");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -3120,8 +3147,10 @@ export function structs() {
         f0 = "pShaders";
       }
     } else missing(S, "pShaders", x);
-    if ((x = v.shaderCount) !== undefined) seen += u32(m, o + 16, x, S, "shaderCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "shaderCount");
+    if ((x = v.shaderCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "shaderCount");
+      if (n0 >= 0) covers(x, n0, S, "shaderCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "shaderCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -3259,8 +3288,10 @@ export function structs() {
         f0 = "address";
       }
     } else missing(S, "address", x);
-    if ((x = v.size) !== undefined) seen += put64(m, o + 8, x, S, "size");
-    else if (n0 >= 0) put64(m, o + 8, n0, S, "size");
+    if ((x = v.size) !== undefined) {
+      seen += put64(m, o + 8, x, S, "size");
+      if (n0 >= 0) covers(x, n0, S, "size", f0);
+    } else if (n0 >= 0) put64(m, o + 8, n0, S, "size");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -3289,8 +3320,10 @@ export function structs() {
         f0 = "address";
       }
     } else missing(S, "address", x);
-    if ((x = v.size) !== undefined) seen += put64(m, o + 8, x, S, "size");
-    else if (n0 >= 0) put64(m, o + 8, n0, S, "size");
+    if ((x = v.size) !== undefined) {
+      seen += put64(m, o + 8, x, S, "size");
+      if (n0 >= 0) covers(x, n0, S, "size", f0);
+    } else if (n0 >= 0) put64(m, o + 8, n0, S, "size");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -3353,6 +3386,7 @@ export function structs() {
     }
     if ((x = v.compressionControlPlaneCount) !== undefined) {
       seen += u32(m, o + 20, x, S, "compressionControlPlaneCount");
+      if (n0 >= 0) covers(x, n0, S, "compressionControlPlaneCount", f0);
     } else if (n0 >= 0) u32(m, o + 20, n0, S, "compressionControlPlaneCount");
     let keys = 0;
     for (const _ in v) keys++;
@@ -3484,6 +3518,7 @@ export function structs() {
     } else missing(S, "pPlaneLayouts", x);
     if ((x = v.drmFormatModifierPlaneCount) !== undefined) {
       seen += u32(m, o + 24, x, S, "drmFormatModifierPlaneCount");
+      if (n0 >= 0) covers(x, n0, S, "drmFormatModifierPlaneCount", f0);
     } else if (n0 >= 0) u32(m, o + 24, n0, S, "drmFormatModifierPlaneCount");
     let keys = 0;
     for (const _ in v) keys++;
@@ -3522,8 +3557,10 @@ export function structs() {
         f0 = "pDrmFormatModifiers";
       }
     } else missing(S, "pDrmFormatModifiers", x);
-    if ((x = v.drmFormatModifierCount) !== undefined) seen += u32(m, o + 16, x, S, "drmFormatModifierCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "drmFormatModifierCount");
+    if ((x = v.drmFormatModifierCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "drmFormatModifierCount");
+      if (n0 >= 0) covers(x, n0, S, "drmFormatModifierCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "drmFormatModifierCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -3929,8 +3966,10 @@ export function structs() {
         f0 = "pTokens";
       }
     } else missing(S, "pTokens", x);
-    if ((x = v.tokenCount) !== undefined) seen += u32(m, o + 40, x, S, "tokenCount");
-    else if (n0 >= 0) u32(m, o + 40, n0, S, "tokenCount");
+    if ((x = v.tokenCount) !== undefined) {
+      seen += u32(m, o + 40, x, S, "tokenCount");
+      if (n0 >= 0) covers(x, n0, S, "tokenCount", f0);
+    } else if (n0 >= 0) u32(m, o + 40, n0, S, "tokenCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -4333,10 +4372,14 @@ export function structs() {
         f1 = "pPushConstantRanges";
       }
     }
-    if ((x = v.shaderCount) !== undefined) seen += u32(m, o + 16, x, S, "shaderCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "shaderCount");
-    if ((x = v.pushConstantRangeCount) !== undefined) seen += u32(m, o + 44, x, S, "pushConstantRangeCount");
-    else if (n1 >= 0) u32(m, o + 44, n1, S, "pushConstantRangeCount");
+    if ((x = v.shaderCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "shaderCount");
+      if (n0 >= 0) covers(x, n0, S, "shaderCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "shaderCount");
+    if ((x = v.pushConstantRangeCount) !== undefined) {
+      seen += u32(m, o + 44, x, S, "pushConstantRangeCount");
+      if (n1 >= 0) covers(x, n1, S, "pushConstantRangeCount", f1);
+    } else if (n1 >= 0) u32(m, o + 44, n1, S, "pushConstantRangeCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -4377,8 +4420,10 @@ export function structs() {
         f0 = "pSetLayouts";
       }
     }
-    if ((x = v.setLayoutCount) !== undefined) seen += u32(m, o + 16, x, S, "setLayoutCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "setLayoutCount");
+    if ((x = v.setLayoutCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "setLayoutCount");
+      if (n0 >= 0) covers(x, n0, S, "setLayoutCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "setLayoutCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -4418,8 +4463,10 @@ export function structs() {
         f0 = "pValues";
       }
     }
-    if ((x = v.valueCount) !== undefined) seen += u32(m, o + 20, x, S, "valueCount");
-    else if (n0 >= 0) u32(m, o + 20, n0, S, "valueCount");
+    if ((x = v.valueCount) !== undefined) {
+      seen += u32(m, o + 20, x, S, "valueCount");
+      if (n0 >= 0) covers(x, n0, S, "valueCount", f0);
+    } else if (n0 >= 0) u32(m, o + 20, n0, S, "valueCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -4472,8 +4519,10 @@ export function structs() {
         f0 = "pSettings";
       }
     }
-    if ((x = v.settingCount) !== undefined) seen += u32(m, o + 16, x, S, "settingCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "settingCount");
+    if ((x = v.settingCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "settingCount");
+      if (n0 >= 0) covers(x, n0, S, "settingCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "settingCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -4715,8 +4764,10 @@ export function structs() {
       writeNamed("VkDeviceOrHostAddressConstKHR", m, o + 80, x, 0);
     }
     if ((x = v.triangleArrayStride) !== undefined) seen += put64(m, o + 88, x, S, "triangleArrayStride");
-    if ((x = v.usageCountsCount) !== undefined) seen += u32(m, o + 40, x, S, "usageCountsCount");
-    else if (n0 >= 0) u32(m, o + 40, n0, S, "usageCountsCount");
+    if ((x = v.usageCountsCount) !== undefined) {
+      seen += u32(m, o + 40, x, S, "usageCountsCount");
+      if (n0 >= 0) covers(x, n0, S, "usageCountsCount", f0);
+    } else if (n0 >= 0) u32(m, o + 40, n0, S, "usageCountsCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -4997,6 +5048,7 @@ export function structs() {
     }
     if ((x = v.mutableDescriptorTypeListCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "mutableDescriptorTypeListCount");
+      if (n0 >= 0) covers(x, n0, S, "mutableDescriptorTypeListCount", f0);
     } else if (n0 >= 0) u32(m, o + 16, n0, S, "mutableDescriptorTypeListCount");
     let keys = 0;
     for (const _ in v) keys++;
@@ -5028,8 +5080,10 @@ export function structs() {
         f0 = "pDescriptorTypes";
       }
     }
-    if ((x = v.descriptorTypeCount) !== undefined) seen += u32(m, o, x, S, "descriptorTypeCount");
-    else if (n0 >= 0) u32(m, o, n0, S, "descriptorTypeCount");
+    if ((x = v.descriptorTypeCount) !== undefined) {
+      seen += u32(m, o, x, S, "descriptorTypeCount");
+      if (n0 >= 0) covers(x, n0, S, "descriptorTypeCount", f0);
+    } else if (n0 >= 0) u32(m, o, n0, S, "descriptorTypeCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -5156,8 +5210,10 @@ export function structs() {
     if ((x = v.timeDomain) !== undefined) seen += u32(m, o + 48, x, S, "timeDomain");
     if ((x = v.timeDomainId) !== undefined) seen += put64(m, o + 56, x, S, "timeDomainId");
     if ((x = v.reportComplete) !== undefined) seen += u32(m, o + 64, x, S, "reportComplete");
-    if ((x = v.presentStageCount) !== undefined) seen += u32(m, o + 32, x, S, "presentStageCount");
-    else if (n0 >= 0) u32(m, o + 32, n0, S, "presentStageCount");
+    if ((x = v.presentStageCount) !== undefined) {
+      seen += u32(m, o + 32, x, S, "presentStageCount");
+      if (n0 >= 0) covers(x, n0, S, "presentStageCount", f0);
+    } else if (n0 >= 0) u32(m, o + 32, n0, S, "presentStageCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -5247,6 +5303,7 @@ export function structs() {
     }
     if ((x = v.presentationTimingCount) !== undefined) {
       seen += u32(m, o + 32, x, S, "presentationTimingCount");
+      if (n0 >= 0) covers(x, n0, S, "presentationTimingCount", f0);
     } else if (n0 >= 0) u32(m, o + 32, n0, S, "presentationTimingCount");
     let keys = 0;
     for (const _ in v) keys++;
@@ -7155,8 +7212,10 @@ export function structs() {
         f0 = "pQueueFamilyIndices";
       }
     }
-    if ((x = v.queueFamilyIndexCount) !== undefined) seen += u32(m, o + 28, x, S, "queueFamilyIndexCount");
-    else if (n0 >= 0) u32(m, o + 28, n0, S, "queueFamilyIndexCount");
+    if ((x = v.queueFamilyIndexCount) !== undefined) {
+      seen += u32(m, o + 28, x, S, "queueFamilyIndexCount");
+      if (n0 >= 0) covers(x, n0, S, "queueFamilyIndexCount", f0);
+    } else if (n0 >= 0) u32(m, o + 28, n0, S, "queueFamilyIndexCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -9411,8 +9470,10 @@ export function structs() {
         f0 = "pColorWriteEnables";
       }
     }
-    if ((x = v.attachmentCount) !== undefined) seen += u32(m, o + 16, x, S, "attachmentCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "attachmentCount");
+    if ((x = v.attachmentCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "attachmentCount");
+      if (n0 >= 0) covers(x, n0, S, "attachmentCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "attachmentCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -9466,8 +9527,10 @@ export function structs() {
         f0 = "pDiscardRectangles";
       }
     }
-    if ((x = v.discardRectangleCount) !== undefined) seen += u32(m, o + 24, x, S, "discardRectangleCount");
-    else if (n0 >= 0) u32(m, o + 24, n0, S, "discardRectangleCount");
+    if ((x = v.discardRectangleCount) !== undefined) {
+      seen += u32(m, o + 24, x, S, "discardRectangleCount");
+      if (n0 >= 0) covers(x, n0, S, "discardRectangleCount", f0);
+    } else if (n0 >= 0) u32(m, o + 24, n0, S, "discardRectangleCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -9677,8 +9740,10 @@ export function structs() {
         f0 = "pIdentifier";
       }
     }
-    if ((x = v.identifierSize) !== undefined) seen += u32(m, o + 16, x, S, "identifierSize");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "identifierSize");
+    if ((x = v.identifierSize) !== undefined) {
+      seen += u32(m, o + 16, x, S, "identifierSize");
+      if (n0 >= 0) covers(x, n0, S, "identifierSize", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "identifierSize");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -9890,8 +9955,10 @@ export function structs() {
         f0 = "pTimingInfos";
       }
     }
-    if ((x = v.swapchainCount) !== undefined) seen += u32(m, o + 16, x, S, "swapchainCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "swapchainCount");
+    if ((x = v.swapchainCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "swapchainCount");
+      if (n0 >= 0) covers(x, n0, S, "swapchainCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "swapchainCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -10098,6 +10165,7 @@ export function structs() {
     }
     if ((x = v.fragmentDensityOffsetCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "fragmentDensityOffsetCount");
+      if (n0 >= 0) covers(x, n0, S, "fragmentDensityOffsetCount", f0);
     } else if (n0 >= 0) u32(m, o + 16, n0, S, "fragmentDensityOffsetCount");
     let keys = 0;
     for (const _ in v) keys++;
@@ -10199,9 +10267,11 @@ export function structs() {
     }
     if ((x = v.attachmentInitialSampleLocationsCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "attachmentInitialSampleLocationsCount");
+      if (n0 >= 0) covers(x, n0, S, "attachmentInitialSampleLocationsCount", f0);
     } else if (n0 >= 0) u32(m, o + 16, n0, S, "attachmentInitialSampleLocationsCount");
     if ((x = v.postSubpassSampleLocationsCount) !== undefined) {
       seen += u32(m, o + 32, x, S, "postSubpassSampleLocationsCount");
+      if (n1 >= 0) covers(x, n1, S, "postSubpassSampleLocationsCount", f1);
     } else if (n1 >= 0) u32(m, o + 32, n1, S, "postSubpassSampleLocationsCount");
     let keys = 0;
     for (const _ in v) keys++;
@@ -10513,8 +10583,10 @@ export function structs() {
         f0 = "pSampleLocations";
       }
     }
-    if ((x = v.sampleLocationsCount) !== undefined) seen += u32(m, o + 28, x, S, "sampleLocationsCount");
-    else if (n0 >= 0) u32(m, o + 28, n0, S, "sampleLocationsCount");
+    if ((x = v.sampleLocationsCount) !== undefined) {
+      seen += u32(m, o + 28, x, S, "sampleLocationsCount");
+      if (n0 >= 0) covers(x, n0, S, "sampleLocationsCount", f0);
+    } else if (n0 >= 0) u32(m, o + 28, n0, S, "sampleLocationsCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -10678,8 +10750,10 @@ export function structs() {
         f0 = "pOffsets";
       }
     } else missing(S, "pOffsets", x);
-    if ((x = v.setCount) !== undefined) seen += u32(m, o + 36, x, S, "setCount");
-    else if (n0 >= 0) u32(m, o + 36, n0, S, "setCount");
+    if ((x = v.setCount) !== undefined) {
+      seen += u32(m, o + 36, x, S, "setCount");
+      if (n0 >= 0) covers(x, n0, S, "setCount", f0);
+    } else if (n0 >= 0) u32(m, o + 36, n0, S, "setCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -10785,12 +10859,18 @@ export function structs() {
         } else t = 0;
       }
     }
-    if ((x = v.codeSize) !== undefined) seen += put64(m, o + 32, x, S, "codeSize");
-    else if (n0 >= 0) put64(m, o + 32, n0, S, "codeSize");
-    if ((x = v.setLayoutCount) !== undefined) seen += u32(m, o + 56, x, S, "setLayoutCount");
-    else if (n1 >= 0) u32(m, o + 56, n1, S, "setLayoutCount");
-    if ((x = v.pushConstantRangeCount) !== undefined) seen += u32(m, o + 72, x, S, "pushConstantRangeCount");
-    else if (n2 >= 0) u32(m, o + 72, n2, S, "pushConstantRangeCount");
+    if ((x = v.codeSize) !== undefined) {
+      seen += put64(m, o + 32, x, S, "codeSize");
+      if (n0 >= 0) covers(x, n0, S, "codeSize", f0);
+    } else if (n0 >= 0) put64(m, o + 32, n0, S, "codeSize");
+    if ((x = v.setLayoutCount) !== undefined) {
+      seen += u32(m, o + 56, x, S, "setLayoutCount");
+      if (n1 >= 0) covers(x, n1, S, "setLayoutCount", f1);
+    } else if (n1 >= 0) u32(m, o + 56, n1, S, "setLayoutCount");
+    if ((x = v.pushConstantRangeCount) !== undefined) {
+      seen += u32(m, o + 72, x, S, "pushConstantRangeCount");
+      if (n2 >= 0) covers(x, n2, S, "pushConstantRangeCount", f2);
+    } else if (n2 >= 0) u32(m, o + 72, n2, S, "pushConstantRangeCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -10852,8 +10932,10 @@ export function structs() {
         f0 = "pMappings";
       }
     }
-    if ((x = v.mappingCount) !== undefined) seen += u32(m, o + 16, x, S, "mappingCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "mappingCount");
+    if ((x = v.mappingCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "mappingCount");
+      if (n0 >= 0) covers(x, n0, S, "mappingCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "mappingCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -11249,8 +11331,10 @@ export function structs() {
         f0 = "pTimeDomainIds";
       }
     }
-    if ((x = v.timeDomainCount) !== undefined) seen += u32(m, o + 16, x, S, "timeDomainCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "timeDomainCount");
+    if ((x = v.timeDomainCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "timeDomainCount");
+      if (n0 >= 0) covers(x, n0, S, "timeDomainCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "timeDomainCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -11347,8 +11431,10 @@ export function structs() {
         f0 = "pInitialData";
       }
     }
-    if ((x = v.initialDataSize) !== undefined) seen += put64(m, o + 24, x, S, "initialDataSize");
-    else if (n0 >= 0) put64(m, o + 24, n0, S, "initialDataSize");
+    if ((x = v.initialDataSize) !== undefined) {
+      seen += put64(m, o + 24, x, S, "initialDataSize");
+      if (n0 >= 0) covers(x, n0, S, "initialDataSize", f0);
+    } else if (n0 >= 0) put64(m, o + 24, n0, S, "initialDataSize");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -11403,9 +11489,11 @@ export function structs() {
     }
     if ((x = v.enabledValidationFeatureCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "enabledValidationFeatureCount");
+      if (n0 >= 0) covers(x, n0, S, "enabledValidationFeatureCount", f0);
     } else if (n0 >= 0) u32(m, o + 16, n0, S, "enabledValidationFeatureCount");
     if ((x = v.disabledValidationFeatureCount) !== undefined) {
       seen += u32(m, o + 32, x, S, "disabledValidationFeatureCount");
+      if (n1 >= 0) covers(x, n1, S, "disabledValidationFeatureCount", f1);
     } else if (n1 >= 0) u32(m, o + 32, n1, S, "disabledValidationFeatureCount");
     let keys = 0;
     for (const _ in v) keys++;
@@ -11449,6 +11537,7 @@ export function structs() {
     } else missing(S, "pDisabledValidationChecks", x);
     if ((x = v.disabledValidationCheckCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "disabledValidationCheckCount");
+      if (n0 >= 0) covers(x, n0, S, "disabledValidationCheckCount", f0);
     } else if (n0 >= 0) u32(m, o + 16, n0, S, "disabledValidationCheckCount");
     let keys = 0;
     for (const _ in v) keys++;

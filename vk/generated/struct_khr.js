@@ -12,6 +12,7 @@ import {
   array,
   badValue,
   bits,
+  covers,
   element,
   f32,
   f64,
@@ -133,8 +134,10 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "scratchData", x, "an object");
       writeVkDeviceOrHostAddressKHR(m, o + 72, x, 0);
     }
-    if ((x = v.geometryCount) !== undefined) seen += u32(m, o + 48, x, S, "geometryCount");
-    else if (n0 >= 0) u32(m, o + 48, n0, S, "geometryCount");
+    if ((x = v.geometryCount) !== undefined) {
+      seen += u32(m, o + 48, x, S, "geometryCount");
+      if (n0 >= 0) covers(x, n0, S, "geometryCount", f0);
+    } else if (n0 >= 0) u32(m, o + 48, n0, S, "geometryCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -485,8 +488,10 @@ export function structs() {
     if ((x = v.data) !== undefined) seen += put64(m, o + 40, x, S, "data");
     if ((x = v.triangleArray) !== undefined) seen += put64(m, o + 48, x, S, "triangleArray");
     if ((x = v.triangleArrayStride) !== undefined) seen += put64(m, o + 56, x, S, "triangleArrayStride");
-    if ((x = v.usageCountsCount) !== undefined) seen += u32(m, o + 16, x, S, "usageCountsCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "usageCountsCount");
+    if ((x = v.usageCountsCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "usageCountsCount");
+      if (n0 >= 0) covers(x, n0, S, "usageCountsCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "usageCountsCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -1040,8 +1045,10 @@ export function structs() {
         f0 = "pRegions";
       }
     } else missing(S, "pRegions", x);
-    if ((x = v.regionCount) !== undefined) seen += u32(m, o + 24, x, S, "regionCount");
-    else if (n0 >= 0) u32(m, o + 24, n0, S, "regionCount");
+    if ((x = v.regionCount) !== undefined) {
+      seen += u32(m, o + 24, x, S, "regionCount");
+      if (n0 >= 0) covers(x, n0, S, "regionCount", f0);
+    } else if (n0 >= 0) u32(m, o + 24, n0, S, "regionCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -1094,8 +1101,10 @@ export function structs() {
         f0 = "pRegions";
       }
     } else missing(S, "pRegions", x);
-    if ((x = v.regionCount) !== undefined) seen += u32(m, o + 16, x, S, "regionCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "regionCount");
+    if ((x = v.regionCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "regionCount");
+      if (n0 >= 0) covers(x, n0, S, "regionCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "regionCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -1289,8 +1298,10 @@ export function structs() {
         f0 = "pImageSubresources";
       }
     } else missing(S, "pImageSubresources", x);
-    if ((x = v.copyCount) !== undefined) seen += u32(m, o + 20, x, S, "copyCount");
-    else if (n0 >= 0) u32(m, o + 20, n0, S, "copyCount");
+    if ((x = v.copyCount) !== undefined) {
+      seen += u32(m, o + 20, x, S, "copyCount");
+      if (n0 >= 0) covers(x, n0, S, "copyCount", f0);
+    } else if (n0 >= 0) u32(m, o + 20, n0, S, "copyCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -1346,9 +1357,11 @@ export function structs() {
     }
     if ((x = v.waitSemaphoreValuesCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "waitSemaphoreValuesCount");
+      if (n0 >= 0) covers(x, n0, S, "waitSemaphoreValuesCount", f0);
     } else if (n0 >= 0) u32(m, o + 16, n0, S, "waitSemaphoreValuesCount");
     if ((x = v.signalSemaphoreValuesCount) !== undefined) {
       seen += u32(m, o + 32, x, S, "signalSemaphoreValuesCount");
+      if (n1 >= 0) covers(x, n1, S, "signalSemaphoreValuesCount", f1);
     } else if (n1 >= 0) u32(m, o + 32, n1, S, "signalSemaphoreValuesCount");
     let keys = 0;
     for (const _ in v) keys++;
@@ -1428,8 +1441,10 @@ export function structs() {
         f0 = "pVendorBinaryData";
       }
     }
-    if ((x = v.vendorBinarySize) !== undefined) seen += u32(m, o + 16, x, S, "vendorBinarySize");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "vendorBinarySize");
+    if ((x = v.vendorBinarySize) !== undefined) {
+      seen += u32(m, o + 16, x, S, "vendorBinarySize");
+      if (n0 >= 0) covers(x, n0, S, "vendorBinarySize", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "vendorBinarySize");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -1516,8 +1531,10 @@ export function structs() {
         f0 = "pMessageData";
       }
     }
-    if ((x = v.messageDataSize) !== undefined) seen += put64(m, o + 16, x, S, "messageDataSize");
-    else if (n0 >= 0) put64(m, o + 16, n0, S, "messageDataSize");
+    if ((x = v.messageDataSize) !== undefined) {
+      seen += put64(m, o + 16, x, S, "messageDataSize");
+      if (n0 >= 0) covers(x, n0, S, "messageDataSize", f0);
+    } else if (n0 >= 0) put64(m, o + 16, n0, S, "messageDataSize");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -1649,8 +1666,10 @@ export function structs() {
       }
     }
     if ((x = v.mode) !== undefined) seen += u32(m, o + 32, x, S, "mode");
-    if ((x = v.swapchainCount) !== undefined) seen += u32(m, o + 16, x, S, "swapchainCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "swapchainCount");
+    if ((x = v.swapchainCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "swapchainCount");
+      if (n0 >= 0) covers(x, n0, S, "swapchainCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "swapchainCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -3115,6 +3134,7 @@ export function structs() {
     }
     if ((x = v.memoryRangeBarrierCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "memoryRangeBarrierCount");
+      if (n0 >= 0) covers(x, n0, S, "memoryRangeBarrierCount", f0);
     } else if (n0 >= 0) u32(m, o + 16, n0, S, "memoryRangeBarrierCount");
     let keys = 0;
     for (const _ in v) keys++;
@@ -4068,8 +4088,10 @@ export function structs() {
         f0 = "pLayeredApis";
       }
     }
-    if ((x = v.layeredApiCount) !== undefined) seen += u32(m, o + 16, x, S, "layeredApiCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "layeredApiCount");
+    if ((x = v.layeredApiCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "layeredApiCount");
+      if (n0 >= 0) covers(x, n0, S, "layeredApiCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "layeredApiCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -5789,8 +5811,10 @@ export function structs() {
         f0 = "pData";
       }
     } else missing(S, "pData", x);
-    if ((x = v.dataSize) !== undefined) seen += put64(m, o, x, S, "dataSize");
-    else if (n0 >= 0) put64(m, o, n0, S, "dataSize");
+    if ((x = v.dataSize) !== undefined) {
+      seen += put64(m, o, x, S, "dataSize");
+      if (n0 >= 0) covers(x, n0, S, "dataSize", f0);
+    } else if (n0 >= 0) put64(m, o, n0, S, "dataSize");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -5825,8 +5849,10 @@ export function structs() {
         f0 = "pPipelineBinaries";
       }
     }
-    if ((x = v.pipelineBinaryCount) !== undefined) seen += u32(m, o + 16, x, S, "pipelineBinaryCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "pipelineBinaryCount");
+    if ((x = v.pipelineBinaryCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "pipelineBinaryCount");
+      if (n0 >= 0) covers(x, n0, S, "pipelineBinaryCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "pipelineBinaryCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -5863,8 +5889,10 @@ export function structs() {
         f0 = "pPipelineBinaries";
       }
     }
-    if ((x = v.binaryCount) !== undefined) seen += u32(m, o + 16, x, S, "binaryCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "binaryCount");
+    if ((x = v.binaryCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "binaryCount");
+      if (n0 >= 0) covers(x, n0, S, "binaryCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "binaryCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -5965,8 +5993,10 @@ export function structs() {
         f0 = "pPipelineBinaryData";
       }
     } else missing(S, "pPipelineBinaryData", x);
-    if ((x = v.binaryCount) !== undefined) seen += u32(m, o, x, S, "binaryCount");
-    else if (n0 >= 0) u32(m, o, n0, S, "binaryCount");
+    if ((x = v.binaryCount) !== undefined) {
+      seen += u32(m, o, x, S, "binaryCount");
+      if (n0 >= 0) covers(x, n0, S, "binaryCount", f0);
+    } else if (n0 >= 0) u32(m, o, n0, S, "binaryCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -6061,8 +6091,10 @@ export function structs() {
         f0 = "pData";
       }
     }
-    if ((x = v.dataSize) !== undefined) seen += put64(m, o + 536, x, S, "dataSize");
-    else if (n0 >= 0) put64(m, o + 536, n0, S, "dataSize");
+    if ((x = v.dataSize) !== undefined) {
+      seen += put64(m, o + 536, x, S, "dataSize");
+      if (n0 >= 0) covers(x, n0, S, "dataSize", f0);
+    } else if (n0 >= 0) put64(m, o + 536, n0, S, "dataSize");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -6262,8 +6294,10 @@ export function structs() {
         f0 = "pLibraries";
       }
     }
-    if ((x = v.libraryCount) !== undefined) seen += u32(m, o + 16, x, S, "libraryCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "libraryCount");
+    if ((x = v.libraryCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "libraryCount");
+      if (n0 >= 0) covers(x, n0, S, "libraryCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "libraryCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -6300,8 +6334,10 @@ export function structs() {
         f0 = "pPresentIds";
       }
     }
-    if ((x = v.swapchainCount) !== undefined) seen += u32(m, o + 16, x, S, "swapchainCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "swapchainCount");
+    if ((x = v.swapchainCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "swapchainCount");
+      if (n0 >= 0) covers(x, n0, S, "swapchainCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "swapchainCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -6338,8 +6374,10 @@ export function structs() {
         f0 = "pPresentIds";
       }
     }
-    if ((x = v.swapchainCount) !== undefined) seen += u32(m, o + 16, x, S, "swapchainCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "swapchainCount");
+    if ((x = v.swapchainCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "swapchainCount");
+      if (n0 >= 0) covers(x, n0, S, "swapchainCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "swapchainCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -6407,10 +6445,14 @@ export function structs() {
         f1 = "pResults";
       }
     }
-    if ((x = v.waitSemaphoreCount) !== undefined) seen += u32(m, o + 16, x, S, "waitSemaphoreCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "waitSemaphoreCount");
-    if ((x = v.swapchainCount) !== undefined) seen += u32(m, o + 32, x, S, "swapchainCount");
-    else if (n1 >= 0) u32(m, o + 32, n1, S, "swapchainCount");
+    if ((x = v.waitSemaphoreCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "waitSemaphoreCount");
+      if (n0 >= 0) covers(x, n0, S, "waitSemaphoreCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "waitSemaphoreCount");
+    if ((x = v.swapchainCount) !== undefined) {
+      seen += u32(m, o + 32, x, S, "swapchainCount");
+      if (n1 >= 0) covers(x, n1, S, "swapchainCount", f1);
+    } else if (n1 >= 0) u32(m, o + 32, n1, S, "swapchainCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -6460,8 +6502,10 @@ export function structs() {
         f0 = "pRectangles";
       }
     }
-    if ((x = v.rectangleCount) !== undefined) seen += u32(m, o, x, S, "rectangleCount");
-    else if (n0 >= 0) u32(m, o, n0, S, "rectangleCount");
+    if ((x = v.rectangleCount) !== undefined) {
+      seen += u32(m, o, x, S, "rectangleCount");
+      if (n0 >= 0) covers(x, n0, S, "rectangleCount", f0);
+    } else if (n0 >= 0) u32(m, o, n0, S, "rectangleCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -6511,8 +6555,10 @@ export function structs() {
         f0 = "pRegions";
       }
     }
-    if ((x = v.swapchainCount) !== undefined) seen += u32(m, o + 16, x, S, "swapchainCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "swapchainCount");
+    if ((x = v.swapchainCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "swapchainCount");
+      if (n0 >= 0) covers(x, n0, S, "swapchainCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "swapchainCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -6577,8 +6623,10 @@ export function structs() {
         f0 = "pCounterIndices";
       }
     } else missing(S, "pCounterIndices", x);
-    if ((x = v.counterIndexCount) !== undefined) seen += u32(m, o + 20, x, S, "counterIndexCount");
-    else if (n0 >= 0) u32(m, o + 20, n0, S, "counterIndexCount");
+    if ((x = v.counterIndexCount) !== undefined) {
+      seen += u32(m, o + 20, x, S, "counterIndexCount");
+      if (n0 >= 0) covers(x, n0, S, "counterIndexCount", f0);
+    } else if (n0 >= 0) u32(m, o + 20, n0, S, "counterIndexCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -6899,10 +6947,14 @@ export function structs() {
     if ((x = v.layout) !== undefined) seen += putPointer(m, o + 80, x, S, "layout");
     if ((x = v.basePipelineHandle) !== undefined) seen += putPointer(m, o + 88, x, S, "basePipelineHandle");
     if ((x = v.basePipelineIndex) !== undefined) seen += i32(m, o + 96, x, S, "basePipelineIndex");
-    if ((x = v.stageCount) !== undefined) seen += u32(m, o + 20, x, S, "stageCount");
-    else if (n0 >= 0) u32(m, o + 20, n0, S, "stageCount");
-    if ((x = v.groupCount) !== undefined) seen += u32(m, o + 32, x, S, "groupCount");
-    else if (n1 >= 0) u32(m, o + 32, n1, S, "groupCount");
+    if ((x = v.stageCount) !== undefined) {
+      seen += u32(m, o + 20, x, S, "stageCount");
+      if (n0 >= 0) covers(x, n0, S, "stageCount", f0);
+    } else if (n0 >= 0) u32(m, o + 20, n0, S, "stageCount");
+    if ((x = v.groupCount) !== undefined) {
+      seen += u32(m, o + 32, x, S, "groupCount");
+      if (n1 >= 0) covers(x, n1, S, "groupCount", f1);
+    } else if (n1 >= 0) u32(m, o + 32, n1, S, "groupCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -7082,8 +7134,10 @@ export function structs() {
         f0 = "pObjects";
       }
     } else missing(S, "pObjects", x);
-    if ((x = v.objectCount) !== undefined) seen += u32(m, o + 16, x, S, "objectCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "objectCount");
+    if ((x = v.objectCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "objectCount");
+      if (n0 >= 0) covers(x, n0, S, "objectCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "objectCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -7146,8 +7200,10 @@ export function structs() {
         f0 = "pImageIndices";
       }
     } else missing(S, "pImageIndices", x);
-    if ((x = v.imageIndexCount) !== undefined) seen += u32(m, o + 24, x, S, "imageIndexCount");
-    else if (n0 >= 0) u32(m, o + 24, n0, S, "imageIndexCount");
+    if ((x = v.imageIndexCount) !== undefined) {
+      seen += u32(m, o + 24, x, S, "imageIndexCount");
+      if (n0 >= 0) covers(x, n0, S, "imageIndexCount", f0);
+    } else if (n0 >= 0) u32(m, o + 24, n0, S, "imageIndexCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -7621,8 +7677,10 @@ export function structs() {
         f0 = "pPresentModes";
       }
     }
-    if ((x = v.presentModeCount) !== undefined) seen += u32(m, o + 16, x, S, "presentModeCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "presentModeCount");
+    if ((x = v.presentModeCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "presentModeCount");
+      if (n0 >= 0) covers(x, n0, S, "presentModeCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "presentModeCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -7774,8 +7832,10 @@ export function structs() {
     if ((x = v.presentMode) !== undefined) seen += u32(m, o + 88, x, S, "presentMode");
     if ((x = v.clipped) !== undefined) seen += u32(m, o + 92, x, S, "clipped");
     if ((x = v.oldSwapchain) !== undefined) seen += putPointer(m, o + 96, x, S, "oldSwapchain");
-    if ((x = v.queueFamilyIndexCount) !== undefined) seen += u32(m, o + 64, x, S, "queueFamilyIndexCount");
-    else if (n0 >= 0) u32(m, o + 64, n0, S, "queueFamilyIndexCount");
+    if ((x = v.queueFamilyIndexCount) !== undefined) {
+      seen += u32(m, o + 64, x, S, "queueFamilyIndexCount");
+      if (n0 >= 0) covers(x, n0, S, "queueFamilyIndexCount", f0);
+    } else if (n0 >= 0) u32(m, o + 64, n0, S, "queueFamilyIndexCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -7826,8 +7886,10 @@ export function structs() {
         f0 = "pFences";
       }
     } else missing(S, "pFences", x);
-    if ((x = v.swapchainCount) !== undefined) seen += u32(m, o + 16, x, S, "swapchainCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "swapchainCount");
+    if ((x = v.swapchainCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "swapchainCount");
+      if (n0 >= 0) covers(x, n0, S, "swapchainCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "swapchainCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -7864,8 +7926,10 @@ export function structs() {
         f0 = "pPresentModes";
       }
     } else missing(S, "pPresentModes", x);
-    if ((x = v.swapchainCount) !== undefined) seen += u32(m, o + 16, x, S, "swapchainCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "swapchainCount");
+    if ((x = v.swapchainCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "swapchainCount");
+      if (n0 >= 0) covers(x, n0, S, "swapchainCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "swapchainCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -7902,8 +7966,10 @@ export function structs() {
         f0 = "pPresentModes";
       }
     } else missing(S, "pPresentModes", x);
-    if ((x = v.presentModeCount) !== undefined) seen += u32(m, o + 16, x, S, "presentModeCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "presentModeCount");
+    if ((x = v.presentModeCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "presentModeCount");
+      if (n0 >= 0) covers(x, n0, S, "presentModeCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "presentModeCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -8093,8 +8159,10 @@ export function structs() {
         f0 = "pReferenceSlots";
       }
     }
-    if ((x = v.referenceSlotCount) !== undefined) seen += u32(m, o + 40, x, S, "referenceSlotCount");
-    else if (n0 >= 0) u32(m, o + 40, n0, S, "referenceSlotCount");
+    if ((x = v.referenceSlotCount) !== undefined) {
+      seen += u32(m, o + 40, x, S, "referenceSlotCount");
+      if (n0 >= 0) covers(x, n0, S, "referenceSlotCount", f0);
+    } else if (n0 >= 0) u32(m, o + 40, n0, S, "referenceSlotCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -8322,8 +8390,10 @@ export function structs() {
         f0 = "pTileSizes";
       }
     } else missing(S, "pTileSizes", x);
-    if ((x = v.tileCount) !== undefined) seen += u32(m, o + 56, x, S, "tileCount");
-    else if (n0 >= 0) u32(m, o + 56, n0, S, "tileCount");
+    if ((x = v.tileCount) !== undefined) {
+      seen += u32(m, o + 56, x, S, "tileCount");
+      if (n0 >= 0) covers(x, n0, S, "tileCount", f0);
+    } else if (n0 >= 0) u32(m, o + 56, n0, S, "tileCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -8540,8 +8610,10 @@ export function structs() {
         f0 = "pSliceOffsets";
       }
     } else missing(S, "pSliceOffsets", x);
-    if ((x = v.sliceCount) !== undefined) seen += u32(m, o + 24, x, S, "sliceCount");
-    else if (n0 >= 0) u32(m, o + 24, n0, S, "sliceCount");
+    if ((x = v.sliceCount) !== undefined) {
+      seen += u32(m, o + 24, x, S, "sliceCount");
+      if (n0 >= 0) covers(x, n0, S, "sliceCount", f0);
+    } else if (n0 >= 0) u32(m, o + 24, n0, S, "sliceCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -8617,10 +8689,14 @@ export function structs() {
         f1 = "pStdPPSs";
       }
     }
-    if ((x = v.stdSPSCount) !== undefined) seen += u32(m, o + 16, x, S, "stdSPSCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "stdSPSCount");
-    if ((x = v.stdPPSCount) !== undefined) seen += u32(m, o + 32, x, S, "stdPPSCount");
-    else if (n1 >= 0) u32(m, o + 32, n1, S, "stdPPSCount");
+    if ((x = v.stdSPSCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "stdSPSCount");
+      if (n0 >= 0) covers(x, n0, S, "stdSPSCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "stdSPSCount");
+    if ((x = v.stdPPSCount) !== undefined) {
+      seen += u32(m, o + 32, x, S, "stdPPSCount");
+      if (n1 >= 0) covers(x, n1, S, "stdPPSCount", f1);
+    } else if (n1 >= 0) u32(m, o + 32, n1, S, "stdPPSCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -8807,8 +8883,10 @@ export function structs() {
         f0 = "pSliceSegmentOffsets";
       }
     } else missing(S, "pSliceSegmentOffsets", x);
-    if ((x = v.sliceSegmentCount) !== undefined) seen += u32(m, o + 24, x, S, "sliceSegmentCount");
-    else if (n0 >= 0) u32(m, o + 24, n0, S, "sliceSegmentCount");
+    if ((x = v.sliceSegmentCount) !== undefined) {
+      seen += u32(m, o + 24, x, S, "sliceSegmentCount");
+      if (n0 >= 0) covers(x, n0, S, "sliceSegmentCount", f0);
+    } else if (n0 >= 0) u32(m, o + 24, n0, S, "sliceSegmentCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -8893,12 +8971,18 @@ export function structs() {
         f2 = "pStdPPSs";
       }
     }
-    if ((x = v.stdVPSCount) !== undefined) seen += u32(m, o + 16, x, S, "stdVPSCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "stdVPSCount");
-    if ((x = v.stdSPSCount) !== undefined) seen += u32(m, o + 32, x, S, "stdSPSCount");
-    else if (n1 >= 0) u32(m, o + 32, n1, S, "stdSPSCount");
-    if ((x = v.stdPPSCount) !== undefined) seen += u32(m, o + 48, x, S, "stdPPSCount");
-    else if (n2 >= 0) u32(m, o + 48, n2, S, "stdPPSCount");
+    if ((x = v.stdVPSCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "stdVPSCount");
+      if (n0 >= 0) covers(x, n0, S, "stdVPSCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "stdVPSCount");
+    if ((x = v.stdSPSCount) !== undefined) {
+      seen += u32(m, o + 32, x, S, "stdSPSCount");
+      if (n1 >= 0) covers(x, n1, S, "stdSPSCount", f1);
+    } else if (n1 >= 0) u32(m, o + 32, n1, S, "stdSPSCount");
+    if ((x = v.stdPPSCount) !== undefined) {
+      seen += u32(m, o + 48, x, S, "stdPPSCount");
+      if (n2 >= 0) covers(x, n2, S, "stdPPSCount", f2);
+    } else if (n2 >= 0) u32(m, o + 48, n2, S, "stdPPSCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -9038,8 +9122,10 @@ export function structs() {
         f0 = "pReferenceSlots";
       }
     }
-    if ((x = v.referenceSlotCount) !== undefined) seen += u32(m, o + 104, x, S, "referenceSlotCount");
-    else if (n0 >= 0) u32(m, o + 104, n0, S, "referenceSlotCount");
+    if ((x = v.referenceSlotCount) !== undefined) {
+      seen += u32(m, o + 104, x, S, "referenceSlotCount");
+      if (n0 >= 0) covers(x, n0, S, "referenceSlotCount", f0);
+    } else if (n0 >= 0) u32(m, o + 104, n0, S, "referenceSlotCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -9709,8 +9795,10 @@ export function structs() {
         f0 = "pStdOperatingPoints";
       }
     }
-    if ((x = v.stdOperatingPointCount) !== undefined) seen += u32(m, o + 32, x, S, "stdOperatingPointCount");
-    else if (n0 >= 0) u32(m, o + 32, n0, S, "stdOperatingPointCount");
+    if ((x = v.stdOperatingPointCount) !== undefined) {
+      seen += u32(m, o + 32, x, S, "stdOperatingPointCount");
+      if (n0 >= 0) covers(x, n0, S, "stdOperatingPointCount", f0);
+    } else if (n0 >= 0) u32(m, o + 32, n0, S, "stdOperatingPointCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -10017,8 +10105,10 @@ export function structs() {
       array(m, o + 32, x, "u32", 4, S, "pStdPictureInfo");
     } else missing(S, "pStdPictureInfo", x);
     if ((x = v.generatePrefixNalu) !== undefined) seen += u32(m, o + 40, x, S, "generatePrefixNalu");
-    if ((x = v.naluSliceEntryCount) !== undefined) seen += u32(m, o + 16, x, S, "naluSliceEntryCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "naluSliceEntryCount");
+    if ((x = v.naluSliceEntryCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "naluSliceEntryCount");
+      if (n0 >= 0) covers(x, n0, S, "naluSliceEntryCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "naluSliceEntryCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -10305,10 +10395,14 @@ export function structs() {
         f1 = "pStdPPSs";
       }
     }
-    if ((x = v.stdSPSCount) !== undefined) seen += u32(m, o + 16, x, S, "stdSPSCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "stdSPSCount");
-    if ((x = v.stdPPSCount) !== undefined) seen += u32(m, o + 32, x, S, "stdPPSCount");
-    else if (n1 >= 0) u32(m, o + 32, n1, S, "stdPPSCount");
+    if ((x = v.stdSPSCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "stdSPSCount");
+      if (n0 >= 0) covers(x, n0, S, "stdSPSCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "stdSPSCount");
+    if ((x = v.stdPPSCount) !== undefined) {
+      seen += u32(m, o + 32, x, S, "stdPPSCount");
+      if (n1 >= 0) covers(x, n1, S, "stdPPSCount", f1);
+    } else if (n1 >= 0) u32(m, o + 32, n1, S, "stdPPSCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -10665,6 +10759,7 @@ export function structs() {
     } else missing(S, "pStdPictureInfo", x);
     if ((x = v.naluSliceSegmentEntryCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "naluSliceSegmentEntryCount");
+      if (n0 >= 0) covers(x, n0, S, "naluSliceSegmentEntryCount", f0);
     } else if (n0 >= 0) u32(m, o + 16, n0, S, "naluSliceSegmentEntryCount");
     let keys = 0;
     for (const _ in v) keys++;
@@ -10956,12 +11051,18 @@ export function structs() {
         f2 = "pStdPPSs";
       }
     }
-    if ((x = v.stdVPSCount) !== undefined) seen += u32(m, o + 16, x, S, "stdVPSCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "stdVPSCount");
-    if ((x = v.stdSPSCount) !== undefined) seen += u32(m, o + 32, x, S, "stdSPSCount");
-    else if (n1 >= 0) u32(m, o + 32, n1, S, "stdSPSCount");
-    if ((x = v.stdPPSCount) !== undefined) seen += u32(m, o + 48, x, S, "stdPPSCount");
-    else if (n2 >= 0) u32(m, o + 48, n2, S, "stdPPSCount");
+    if ((x = v.stdVPSCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "stdVPSCount");
+      if (n0 >= 0) covers(x, n0, S, "stdVPSCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "stdVPSCount");
+    if ((x = v.stdSPSCount) !== undefined) {
+      seen += u32(m, o + 32, x, S, "stdSPSCount");
+      if (n1 >= 0) covers(x, n1, S, "stdSPSCount", f1);
+    } else if (n1 >= 0) u32(m, o + 32, n1, S, "stdSPSCount");
+    if ((x = v.stdPPSCount) !== undefined) {
+      seen += u32(m, o + 48, x, S, "stdPPSCount");
+      if (n2 >= 0) covers(x, n2, S, "stdPPSCount", f2);
+    } else if (n2 >= 0) u32(m, o + 48, n2, S, "stdPPSCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -11168,8 +11269,10 @@ export function structs() {
     if ((x = v.precedingExternallyEncodedBytes) !== undefined) {
       seen += u32(m, o + 120, x, S, "precedingExternallyEncodedBytes");
     }
-    if ((x = v.referenceSlotCount) !== undefined) seen += u32(m, o + 104, x, S, "referenceSlotCount");
-    else if (n0 >= 0) u32(m, o + 104, n0, S, "referenceSlotCount");
+    if ((x = v.referenceSlotCount) !== undefined) {
+      seen += u32(m, o + 104, x, S, "referenceSlotCount");
+      if (n0 >= 0) covers(x, n0, S, "referenceSlotCount", f0);
+    } else if (n0 >= 0) u32(m, o + 104, n0, S, "referenceSlotCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -11449,8 +11552,10 @@ export function structs() {
     if ((x = v.initialVirtualBufferSizeInMs) !== undefined) {
       seen += u32(m, o + 44, x, S, "initialVirtualBufferSizeInMs");
     }
-    if ((x = v.layerCount) !== undefined) seen += u32(m, o + 24, x, S, "layerCount");
-    else if (n0 >= 0) u32(m, o + 24, n0, S, "layerCount");
+    if ((x = v.layerCount) !== undefined) {
+      seen += u32(m, o + 24, x, S, "layerCount");
+      if (n0 >= 0) covers(x, n0, S, "layerCount", f0);
+    } else if (n0 >= 0) u32(m, o + 24, n0, S, "layerCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -11887,8 +11992,10 @@ export function structs() {
         f0 = "pProfiles";
       }
     }
-    if ((x = v.profileCount) !== undefined) seen += u32(m, o + 16, x, S, "profileCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "profileCount");
+    if ((x = v.profileCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "profileCount");
+      if (n0 >= 0) covers(x, n0, S, "profileCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "profileCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -12246,10 +12353,14 @@ export function structs() {
         f1 = "pReleaseKeys";
       }
     }
-    if ((x = v.acquireCount) !== undefined) seen += u32(m, o + 16, x, S, "acquireCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "acquireCount");
-    if ((x = v.releaseCount) !== undefined) seen += u32(m, o + 48, x, S, "releaseCount");
-    else if (n1 >= 0) u32(m, o + 48, n1, S, "releaseCount");
+    if ((x = v.acquireCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "acquireCount");
+      if (n0 >= 0) covers(x, n0, S, "acquireCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "acquireCount");
+    if ((x = v.releaseCount) !== undefined) {
+      seen += u32(m, o + 48, x, S, "releaseCount");
+      if (n1 >= 0) covers(x, n1, S, "releaseCount", f1);
+    } else if (n1 >= 0) u32(m, o + 48, n1, S, "releaseCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -12324,6 +12435,7 @@ export function structs() {
     } else missing(S, "pAccelerationStructures", x);
     if ((x = v.accelerationStructureCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "accelerationStructureCount");
+      if (n0 >= 0) covers(x, n0, S, "accelerationStructureCount", f0);
     } else if (n0 >= 0) u32(m, o + 16, n0, S, "accelerationStructureCount");
     let keys = 0;
     for (const _ in v) keys++;

@@ -12,6 +12,7 @@ import {
   array,
   badValue,
   bits,
+  covers,
   element,
   f32,
   fixedArray,
@@ -295,8 +296,10 @@ export function structs() {
         f0 = "pGeometries";
       }
     }
-    if ((x = v.geometryCount) !== undefined) seen += u32(m, o + 28, x, S, "geometryCount");
-    else if (n0 >= 0) u32(m, o + 28, n0, S, "geometryCount");
+    if ((x = v.geometryCount) !== undefined) {
+      seen += u32(m, o + 28, x, S, "geometryCount");
+      if (n0 >= 0) covers(x, n0, S, "geometryCount", f0);
+    } else if (n0 >= 0) u32(m, o + 28, n0, S, "geometryCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -616,8 +619,10 @@ export function structs() {
       }
     }
     if ((x = v.micromap) !== undefined) seen += putPointer(m, o + 120, x, S, "micromap");
-    if ((x = v.usageCountsCount) !== undefined) seen += u32(m, o + 100, x, S, "usageCountsCount");
-    else if (n0 >= 0) u32(m, o + 100, n0, S, "usageCountsCount");
+    if ((x = v.usageCountsCount) !== undefined) {
+      seen += u32(m, o + 100, x, S, "usageCountsCount");
+      if (n0 >= 0) covers(x, n0, S, "usageCountsCount", f0);
+    } else if (n0 >= 0) u32(m, o + 100, n0, S, "usageCountsCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -942,8 +947,10 @@ export function structs() {
     if ((x = v.depthStencilAttachmentSamples) !== undefined) {
       seen += u32(m, o + 32, x, S, "depthStencilAttachmentSamples");
     }
-    if ((x = v.colorAttachmentCount) !== undefined) seen += u32(m, o + 16, x, S, "colorAttachmentCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "colorAttachmentCount");
+    if ((x = v.colorAttachmentCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "colorAttachmentCount");
+      if (n0 >= 0) covers(x, n0, S, "colorAttachmentCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "colorAttachmentCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -986,8 +993,10 @@ export function structs() {
         f0 = "pDeviceIndices";
       }
     }
-    if ((x = v.deviceIndexCount) !== undefined) seen += u32(m, o + 40, x, S, "deviceIndexCount");
-    else if (n0 >= 0) u32(m, o + 40, n0, S, "deviceIndexCount");
+    if ((x = v.deviceIndexCount) !== undefined) {
+      seen += u32(m, o + 40, x, S, "deviceIndexCount");
+      if (n0 >= 0) covers(x, n0, S, "deviceIndexCount", f0);
+    } else if (n0 >= 0) u32(m, o + 40, n0, S, "deviceIndexCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -2136,8 +2145,10 @@ export function structs() {
         f0 = "pSampleLocations";
       }
     } else missing(S, "pSampleLocations", x);
-    if ((x = v.sampleLocationCount) !== undefined) seen += u32(m, o + 8, x, S, "sampleLocationCount");
-    else if (n0 >= 0) u32(m, o + 8, n0, S, "sampleLocationCount");
+    if ((x = v.sampleLocationCount) !== undefined) {
+      seen += u32(m, o + 8, x, S, "sampleLocationCount");
+      if (n0 >= 0) covers(x, n0, S, "sampleLocationCount", f0);
+    } else if (n0 >= 0) u32(m, o + 8, n0, S, "sampleLocationCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -2528,8 +2539,10 @@ export function structs() {
         f0 = "pRegions";
       }
     } else missing(S, "pRegions", x);
-    if ((x = v.regionCount) !== undefined) seen += u32(m, o + 32, x, S, "regionCount");
-    else if (n0 >= 0) u32(m, o + 32, n0, S, "regionCount");
+    if ((x = v.regionCount) !== undefined) {
+      seen += u32(m, o + 32, x, S, "regionCount");
+      if (n0 >= 0) covers(x, n0, S, "regionCount", f0);
+    } else if (n0 >= 0) u32(m, o + 32, n0, S, "regionCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -2617,10 +2630,14 @@ export function structs() {
         f1 = "pExtras";
       }
     }
-    if ((x = v.paramCount) !== undefined) seen += put64(m, o + 56, x, S, "paramCount");
-    else if (n0 >= 0) put64(m, o + 56, n0, S, "paramCount");
-    if ((x = v.extraCount) !== undefined) seen += put64(m, o + 72, x, S, "extraCount");
-    else if (n1 >= 0) put64(m, o + 72, n1, S, "extraCount");
+    if ((x = v.paramCount) !== undefined) {
+      seen += put64(m, o + 56, x, S, "paramCount");
+      if (n0 >= 0) covers(x, n0, S, "paramCount", f0);
+    } else if (n0 >= 0) put64(m, o + 56, n0, S, "paramCount");
+    if ((x = v.extraCount) !== undefined) {
+      seen += put64(m, o + 72, x, S, "extraCount");
+      if (n1 >= 0) covers(x, n1, S, "extraCount", f1);
+    } else if (n1 >= 0) put64(m, o + 72, n1, S, "extraCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -2667,8 +2684,10 @@ export function structs() {
         f0 = "pData";
       }
     }
-    if ((x = v.dataSize) !== undefined) seen += put64(m, o + 16, x, S, "dataSize");
-    else if (n0 >= 0) put64(m, o + 16, n0, S, "dataSize");
+    if ((x = v.dataSize) !== undefined) {
+      seen += put64(m, o + 16, x, S, "dataSize");
+      if (n0 >= 0) covers(x, n0, S, "dataSize", f0);
+    } else if (n0 >= 0) put64(m, o + 16, n0, S, "dataSize");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -2779,10 +2798,14 @@ export function structs() {
         f1 = "pExtras";
       }
     }
-    if ((x = v.paramCount) !== undefined) seen += put64(m, o + 56, x, S, "paramCount");
-    else if (n0 >= 0) put64(m, o + 56, n0, S, "paramCount");
-    if ((x = v.extraCount) !== undefined) seen += put64(m, o + 72, x, S, "extraCount");
-    else if (n1 >= 0) put64(m, o + 72, n1, S, "extraCount");
+    if ((x = v.paramCount) !== undefined) {
+      seen += put64(m, o + 56, x, S, "paramCount");
+      if (n0 >= 0) covers(x, n0, S, "paramCount", f0);
+    } else if (n0 >= 0) put64(m, o + 56, n0, S, "paramCount");
+    if ((x = v.extraCount) !== undefined) {
+      seen += put64(m, o + 72, x, S, "extraCount");
+      if (n1 >= 0) covers(x, n1, S, "extraCount", f1);
+    } else if (n1 >= 0) put64(m, o + 72, n1, S, "extraCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -2829,8 +2852,10 @@ export function structs() {
         f0 = "pData";
       }
     } else missing(S, "pData", x);
-    if ((x = v.dataSize) !== undefined) seen += put64(m, o + 16, x, S, "dataSize");
-    else if (n0 >= 0) put64(m, o + 16, n0, S, "dataSize");
+    if ((x = v.dataSize) !== undefined) {
+      seen += put64(m, o + 16, x, S, "dataSize");
+      if (n0 >= 0) covers(x, n0, S, "dataSize", f0);
+    } else if (n0 >= 0) put64(m, o + 16, n0, S, "dataSize");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -3070,8 +3095,10 @@ export function structs() {
         f0 = "pResourceInfos";
       }
     }
-    if ((x = v.resourceInfoCount) !== undefined) seen += u32(m, o + 32, x, S, "resourceInfoCount");
-    else if (n0 >= 0) u32(m, o + 32, n0, S, "resourceInfoCount");
+    if ((x = v.resourceInfoCount) !== undefined) {
+      seen += u32(m, o + 32, x, S, "resourceInfoCount");
+      if (n0 >= 0) covers(x, n0, S, "resourceInfoCount", f0);
+    } else if (n0 >= 0) u32(m, o + 32, n0, S, "resourceInfoCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -3135,8 +3162,10 @@ export function structs() {
         f0 = "pIdentifier";
       }
     } else missing(S, "pIdentifier", x);
-    if ((x = v.identifierSize) !== undefined) seen += u32(m, o + 16, x, S, "identifierSize");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "identifierSize");
+    if ((x = v.identifierSize) !== undefined) {
+      seen += u32(m, o + 16, x, S, "identifierSize");
+      if (n0 >= 0) covers(x, n0, S, "identifierSize", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "identifierSize");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -3293,8 +3322,10 @@ export function structs() {
         f0 = "pData";
       }
     }
-    if ((x = v.dataSize) !== undefined) seen += put64(m, o + 24, x, S, "dataSize");
-    else if (n0 >= 0) put64(m, o + 24, n0, S, "dataSize");
+    if ((x = v.dataSize) !== undefined) {
+      seen += put64(m, o + 24, x, S, "dataSize");
+      if (n0 >= 0) covers(x, n0, S, "dataSize", f0);
+    } else if (n0 >= 0) put64(m, o + 24, n0, S, "dataSize");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -3562,8 +3593,10 @@ export function structs() {
         f0 = "pConstants";
       }
     }
-    if ((x = v.constantCount) !== undefined) seen += u32(m, o + 40, x, S, "constantCount");
-    else if (n0 >= 0) u32(m, o + 40, n0, S, "constantCount");
+    if ((x = v.constantCount) !== undefined) {
+      seen += u32(m, o + 40, x, S, "constantCount");
+      if (n0 >= 0) covers(x, n0, S, "constantCount", f0);
+    } else if (n0 >= 0) u32(m, o + 40, n0, S, "constantCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -3653,8 +3686,10 @@ export function structs() {
         f0 = "pConnections";
       }
     } else missing(S, "pConnections", x);
-    if ((x = v.connectionCount) !== undefined) seen += u32(m, o + 20, x, S, "connectionCount");
-    else if (n0 >= 0) u32(m, o + 20, n0, S, "connectionCount");
+    if ((x = v.connectionCount) !== undefined) {
+      seen += u32(m, o + 20, x, S, "connectionCount");
+      if (n0 >= 0) covers(x, n0, S, "connectionCount", f0);
+    } else if (n0 >= 0) u32(m, o + 20, n0, S, "connectionCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -3712,8 +3747,10 @@ export function structs() {
         f0 = "pProcessingEngines";
       }
     } else missing(S, "pProcessingEngines", x);
-    if ((x = v.processingEngineCount) !== undefined) seen += u32(m, o + 16, x, S, "processingEngineCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "processingEngineCount");
+    if ((x = v.processingEngineCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "processingEngineCount");
+      if (n0 >= 0) covers(x, n0, S, "processingEngineCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "processingEngineCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -4165,8 +4202,10 @@ export function structs() {
         f0 = "pDrivers";
       }
     } else missing(S, "pDrivers", x);
-    if ((x = v.driverCount) !== undefined) seen += u32(m, o + 20, x, S, "driverCount");
-    else if (n0 >= 0) u32(m, o + 20, n0, S, "driverCount");
+    if ((x = v.driverCount) !== undefined) {
+      seen += u32(m, o + 20, x, S, "driverCount");
+      if (n0 >= 0) covers(x, n0, S, "driverCount", f0);
+    } else if (n0 >= 0) u32(m, o + 20, n0, S, "driverCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -4449,8 +4488,10 @@ export function structs() {
     if ((x = v.layout) !== undefined) seen += putPointer(m, o + 40, x, S, "layout");
     if ((x = v.basePipelineHandle) !== undefined) seen += putPointer(m, o + 48, x, S, "basePipelineHandle");
     if ((x = v.basePipelineIndex) !== undefined) seen += i32(m, o + 56, x, S, "basePipelineIndex");
-    if ((x = v.stageCount) !== undefined) seen += u32(m, o + 20, x, S, "stageCount");
-    else if (n0 >= 0) u32(m, o + 20, n0, S, "stageCount");
+    if ((x = v.stageCount) !== undefined) {
+      seen += u32(m, o + 20, x, S, "stageCount");
+      if (n0 >= 0) covers(x, n0, S, "stageCount", f0);
+    } else if (n0 >= 0) u32(m, o + 20, n0, S, "stageCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -4932,8 +4973,10 @@ export function structs() {
         f0 = "pTensors";
       }
     } else missing(S, "pTensors", x);
-    if ((x = v.tensorCount) !== undefined) seen += u32(m, o + 16, x, S, "tensorCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "tensorCount");
+    if ((x = v.tensorCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "tensorCount");
+      if (n0 >= 0) covers(x, n0, S, "tensorCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "tensorCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -5033,8 +5076,10 @@ export function structs() {
       seen += putPointer(m, o + 104, x, S, "sequencesIndexBuffer");
     }
     if ((x = v.sequencesIndexOffset) !== undefined) seen += put64(m, o + 112, x, S, "sequencesIndexOffset");
-    if ((x = v.streamCount) !== undefined) seen += u32(m, o + 40, x, S, "streamCount");
-    else if (n0 >= 0) u32(m, o + 40, n0, S, "streamCount");
+    if ((x = v.streamCount) !== undefined) {
+      seen += u32(m, o + 40, x, S, "streamCount");
+      if (n0 >= 0) covers(x, n0, S, "streamCount", f0);
+    } else if (n0 >= 0) u32(m, o + 40, n0, S, "streamCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -5266,8 +5311,10 @@ export function structs() {
         f0 = "pTimings";
       }
     }
-    if ((x = v.timingCount) !== undefined) seen += u32(m, o + 16, x, S, "timingCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "timingCount");
+    if ((x = v.timingCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "timingCount");
+      if (n0 >= 0) covers(x, n0, S, "timingCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "timingCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -5455,8 +5502,10 @@ export function structs() {
     }
     if ((x = v.timingPreSample) !== undefined) seen += u32(m, o + 80, x, S, "timingPreSample");
     if ((x = v.timingPostSample) !== undefined) seen += u32(m, o + 84, x, S, "timingPostSample");
-    if ((x = v.perfCounterCount) !== undefined) seen += u32(m, o + 36, x, S, "perfCounterCount");
-    else if (n0 >= 0) u32(m, o + 36, n0, S, "perfCounterCount");
+    if ((x = v.perfCounterCount) !== undefined) {
+      seen += u32(m, o + 36, x, S, "perfCounterCount");
+      if (n0 >= 0) covers(x, n0, S, "perfCounterCount", f0);
+    } else if (n0 >= 0) u32(m, o + 36, n0, S, "perfCounterCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -5556,10 +5605,14 @@ export function structs() {
         f1 = "pPipelines";
       }
     }
-    if ((x = v.groupCount) !== undefined) seen += u32(m, o + 16, x, S, "groupCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "groupCount");
-    if ((x = v.pipelineCount) !== undefined) seen += u32(m, o + 32, x, S, "pipelineCount");
-    else if (n1 >= 0) u32(m, o + 32, n1, S, "pipelineCount");
+    if ((x = v.groupCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "groupCount");
+      if (n0 >= 0) covers(x, n0, S, "groupCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "groupCount");
+    if ((x = v.pipelineCount) !== undefined) {
+      seen += u32(m, o + 32, x, S, "pipelineCount");
+      if (n1 >= 0) covers(x, n1, S, "pipelineCount", f1);
+    } else if (n1 >= 0) u32(m, o + 32, n1, S, "pipelineCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -5665,8 +5718,10 @@ export function structs() {
         } else t = 0;
       }
     }
-    if ((x = v.stageCount) !== undefined) seen += u32(m, o + 16, x, S, "stageCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "stageCount");
+    if ((x = v.stageCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "stageCount");
+      if (n0 >= 0) covers(x, n0, S, "stageCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "stageCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -5705,8 +5760,10 @@ export function structs() {
         f0 = "pDynamicMetadata";
       }
     } else missing(S, "pDynamicMetadata", x);
-    if ((x = v.dynamicMetadataSize) !== undefined) seen += put64(m, o + 16, x, S, "dynamicMetadataSize");
-    else if (n0 >= 0) put64(m, o + 16, n0, S, "dynamicMetadataSize");
+    if ((x = v.dynamicMetadataSize) !== undefined) {
+      seen += put64(m, o + 16, x, S, "dynamicMetadataSize");
+      if (n0 >= 0) covers(x, n0, S, "dynamicMetadataSize", f0);
+    } else if (n0 >= 0) put64(m, o + 16, n0, S, "dynamicMetadataSize");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -5826,8 +5883,10 @@ export function structs() {
       writeVkBufferCollectionConstraintsInfoFUCHSIA(m, o + 32, x, 0);
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 72, x, S, "flags");
-    if ((x = v.formatConstraintsCount) !== undefined) seen += u32(m, o + 16, x, S, "formatConstraintsCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "formatConstraintsCount");
+    if ((x = v.formatConstraintsCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "formatConstraintsCount");
+      if (n0 >= 0) covers(x, n0, S, "formatConstraintsCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "formatConstraintsCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -5889,8 +5948,10 @@ export function structs() {
         f0 = "pColorSpaces";
       }
     } else missing(S, "pColorSpaces", x);
-    if ((x = v.colorSpaceCount) !== undefined) seen += u32(m, o + 120, x, S, "colorSpaceCount");
-    else if (n0 >= 0) u32(m, o + 120, n0, S, "colorSpaceCount");
+    if ((x = v.colorSpaceCount) !== undefined) {
+      seen += u32(m, o + 120, x, S, "colorSpaceCount");
+      if (n0 >= 0) covers(x, n0, S, "colorSpaceCount", f0);
+    } else if (n0 >= 0) u32(m, o + 120, n0, S, "colorSpaceCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -6363,10 +6424,14 @@ export function structs() {
         f1 = "pStreamStrides";
       }
     } else missing(S, "pStreamStrides", x);
-    if ((x = v.tokenCount) !== undefined) seen += u32(m, o + 24, x, S, "tokenCount");
-    else if (n0 >= 0) u32(m, o + 24, n0, S, "tokenCount");
-    if ((x = v.streamCount) !== undefined) seen += u32(m, o + 40, x, S, "streamCount");
-    else if (n1 >= 0) u32(m, o + 40, n1, S, "streamCount");
+    if ((x = v.tokenCount) !== undefined) {
+      seen += u32(m, o + 24, x, S, "tokenCount");
+      if (n0 >= 0) covers(x, n0, S, "tokenCount", f0);
+    } else if (n0 >= 0) u32(m, o + 24, n0, S, "tokenCount");
+    if ((x = v.streamCount) !== undefined) {
+      seen += u32(m, o + 40, x, S, "streamCount");
+      if (n1 >= 0) covers(x, n1, S, "streamCount", f1);
+    } else if (n1 >= 0) u32(m, o + 40, n1, S, "streamCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -6458,8 +6523,10 @@ export function structs() {
         f0 = "pIndexTypeValues";
       }
     }
-    if ((x = v.indexTypeCount) !== undefined) seen += u32(m, o + 64, x, S, "indexTypeCount");
-    else if (n0 >= 0) u32(m, o + 64, n0, S, "indexTypeCount");
+    if ((x = v.indexTypeCount) !== undefined) {
+      seen += u32(m, o + 64, x, S, "indexTypeCount");
+      if (n0 >= 0) covers(x, n0, S, "indexTypeCount", f0);
+    } else if (n0 >= 0) u32(m, o + 64, n0, S, "indexTypeCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -6635,8 +6702,10 @@ export function structs() {
         f0 = "pPresentModes";
       }
     }
-    if ((x = v.presentModeCount) !== undefined) seen += u32(m, o + 16, x, S, "presentModeCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "presentModeCount");
+    if ((x = v.presentModeCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "presentModeCount");
+      if (n0 >= 0) covers(x, n0, S, "presentModeCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "presentModeCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -7043,8 +7112,10 @@ export function structs() {
         f0 = "pPerViewRenderAreas";
       }
     }
-    if ((x = v.perViewRenderAreaCount) !== undefined) seen += u32(m, o + 16, x, S, "perViewRenderAreaCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "perViewRenderAreaCount");
+    if ((x = v.perViewRenderAreaCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "perViewRenderAreaCount");
+      if (n0 >= 0) covers(x, n0, S, "perViewRenderAreaCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "perViewRenderAreaCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -7279,8 +7350,10 @@ export function structs() {
         f0 = "pRegions";
       }
     }
-    if ((x = v.regionCount) !== undefined) seen += u32(m, o + 20, x, S, "regionCount");
-    else if (n0 >= 0) u32(m, o + 20, n0, S, "regionCount");
+    if ((x = v.regionCount) !== undefined) {
+      seen += u32(m, o + 20, x, S, "regionCount");
+      if (n0 >= 0) covers(x, n0, S, "regionCount", f0);
+    } else if (n0 >= 0) u32(m, o + 20, n0, S, "regionCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -9818,8 +9891,10 @@ export function structs() {
         f0 = "pPerfBlocks";
       }
     }
-    if ((x = v.perfBlockCount) !== undefined) seen += u32(m, o + 36, x, S, "perfBlockCount");
-    else if (n0 >= 0) u32(m, o + 36, n0, S, "perfBlockCount");
+    if ((x = v.perfBlockCount) !== undefined) {
+      seen += u32(m, o + 36, x, S, "perfBlockCount");
+      if (n0 >= 0) covers(x, n0, S, "perfBlockCount", f0);
+    } else if (n0 >= 0) u32(m, o + 36, n0, S, "perfBlockCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -12387,6 +12462,7 @@ export function structs() {
     }
     if ((x = v.coverageModulationTableCount) !== undefined) {
       seen += u32(m, o + 28, x, S, "coverageModulationTableCount");
+      if (n0 >= 0) covers(x, n0, S, "coverageModulationTableCount", f0);
     } else if (n0 >= 0) u32(m, o + 28, n0, S, "coverageModulationTableCount");
     let keys = 0;
     for (const _ in v) keys++;
@@ -12669,8 +12745,10 @@ export function structs() {
         f0 = "pCustomSampleOrders";
       }
     }
-    if ((x = v.customSampleOrderCount) !== undefined) seen += u32(m, o + 20, x, S, "customSampleOrderCount");
-    else if (n0 >= 0) u32(m, o + 20, n0, S, "customSampleOrderCount");
+    if ((x = v.customSampleOrderCount) !== undefined) {
+      seen += u32(m, o + 20, x, S, "customSampleOrderCount");
+      if (n0 >= 0) covers(x, n0, S, "customSampleOrderCount", f0);
+    } else if (n0 >= 0) u32(m, o + 20, n0, S, "customSampleOrderCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -12723,8 +12801,10 @@ export function structs() {
         f0 = "pExclusiveScissors";
       }
     }
-    if ((x = v.exclusiveScissorCount) !== undefined) seen += u32(m, o + 16, x, S, "exclusiveScissorCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "exclusiveScissorCount");
+    if ((x = v.exclusiveScissorCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "exclusiveScissorCount");
+      if (n0 >= 0) covers(x, n0, S, "exclusiveScissorCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "exclusiveScissorCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -12777,8 +12857,10 @@ export function structs() {
         f0 = "pShadingRatePalettes";
       }
     }
-    if ((x = v.viewportCount) !== undefined) seen += u32(m, o + 20, x, S, "viewportCount");
-    else if (n0 >= 0) u32(m, o + 20, n0, S, "viewportCount");
+    if ((x = v.viewportCount) !== undefined) {
+      seen += u32(m, o + 20, x, S, "viewportCount");
+      if (n0 >= 0) covers(x, n0, S, "viewportCount", f0);
+    } else if (n0 >= 0) u32(m, o + 20, n0, S, "viewportCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -12832,8 +12914,10 @@ export function structs() {
         f0 = "pViewportSwizzles";
       }
     } else missing(S, "pViewportSwizzles", x);
-    if ((x = v.viewportCount) !== undefined) seen += u32(m, o + 20, x, S, "viewportCount");
-    else if (n0 >= 0) u32(m, o + 20, n0, S, "viewportCount");
+    if ((x = v.viewportCount) !== undefined) {
+      seen += u32(m, o + 20, x, S, "viewportCount");
+      if (n0 >= 0) covers(x, n0, S, "viewportCount", f0);
+    } else if (n0 >= 0) u32(m, o + 20, n0, S, "viewportCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -12887,8 +12971,10 @@ export function structs() {
         f0 = "pViewportWScalings";
       }
     }
-    if ((x = v.viewportCount) !== undefined) seen += u32(m, o + 20, x, S, "viewportCount");
-    else if (n0 >= 0) u32(m, o + 20, n0, S, "viewportCount");
+    if ((x = v.viewportCount) !== undefined) {
+      seen += u32(m, o + 20, x, S, "viewportCount");
+      if (n0 >= 0) covers(x, n0, S, "viewportCount", f0);
+    } else if (n0 >= 0) u32(m, o + 20, n0, S, "viewportCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -12985,8 +13071,10 @@ export function structs() {
         f0 = "pTimes";
       }
     }
-    if ((x = v.swapchainCount) !== undefined) seen += u32(m, o + 16, x, S, "swapchainCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "swapchainCount");
+    if ((x = v.swapchainCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "swapchainCount");
+      if (n0 >= 0) covers(x, n0, S, "swapchainCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "swapchainCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -13306,10 +13394,14 @@ export function structs() {
       }
     }
     if ((x = v.level) !== undefined) seen += u32(m, o + 48, x, S, "level");
-    if ((x = v.profileCount) !== undefined) seen += u32(m, o + 16, x, S, "profileCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "profileCount");
-    if ((x = v.extensionCount) !== undefined) seen += u32(m, o + 32, x, S, "extensionCount");
-    else if (n1 >= 0) u32(m, o + 32, n1, S, "extensionCount");
+    if ((x = v.profileCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "profileCount");
+      if (n0 >= 0) covers(x, n0, S, "profileCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "profileCount");
+    if ((x = v.extensionCount) !== undefined) {
+      seen += u32(m, o + 32, x, S, "extensionCount");
+      if (n1 >= 0) covers(x, n1, S, "extensionCount", f1);
+    } else if (n1 >= 0) u32(m, o + 32, n1, S, "extensionCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -13422,10 +13514,14 @@ export function structs() {
     if ((x = v.layout) !== undefined) seen += putPointer(m, o + 56, x, S, "layout");
     if ((x = v.basePipelineHandle) !== undefined) seen += putPointer(m, o + 64, x, S, "basePipelineHandle");
     if ((x = v.basePipelineIndex) !== undefined) seen += i32(m, o + 72, x, S, "basePipelineIndex");
-    if ((x = v.stageCount) !== undefined) seen += u32(m, o + 20, x, S, "stageCount");
-    else if (n0 >= 0) u32(m, o + 20, n0, S, "stageCount");
-    if ((x = v.groupCount) !== undefined) seen += u32(m, o + 32, x, S, "groupCount");
-    else if (n1 >= 0) u32(m, o + 32, n1, S, "groupCount");
+    if ((x = v.stageCount) !== undefined) {
+      seen += u32(m, o + 20, x, S, "stageCount");
+      if (n0 >= 0) covers(x, n0, S, "stageCount", f0);
+    } else if (n0 >= 0) u32(m, o + 20, n0, S, "stageCount");
+    if ((x = v.groupCount) !== undefined) {
+      seen += u32(m, o + 32, x, S, "groupCount");
+      if (n1 >= 0) covers(x, n1, S, "groupCount", f1);
+    } else if (n1 >= 0) u32(m, o + 32, n1, S, "groupCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -13531,10 +13627,14 @@ export function structs() {
         f1 = "pCounterIndices";
       }
     } else missing(S, "pCounterIndices", x);
-    if ((x = v.counterAddressCount) !== undefined) seen += u32(m, o + 16, x, S, "counterAddressCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "counterAddressCount");
-    if ((x = v.counterIndexCount) !== undefined) seen += u32(m, o + 36, x, S, "counterIndexCount");
-    else if (n1 >= 0) u32(m, o + 36, n1, S, "counterIndexCount");
+    if ((x = v.counterAddressCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "counterAddressCount");
+      if (n0 >= 0) covers(x, n0, S, "counterAddressCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "counterAddressCount");
+    if ((x = v.counterIndexCount) !== undefined) {
+      seen += u32(m, o + 36, x, S, "counterIndexCount");
+      if (n1 >= 0) covers(x, n1, S, "counterIndexCount", f1);
+    } else if (n1 >= 0) u32(m, o + 36, n1, S, "counterIndexCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -13589,8 +13689,10 @@ export function structs() {
         f0 = "pStripeInfos";
       }
     } else missing(S, "pStripeInfos", x);
-    if ((x = v.stripeInfoCount) !== undefined) seen += u32(m, o + 16, x, S, "stripeInfoCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "stripeInfoCount");
+    if ((x = v.stripeInfoCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "stripeInfoCount");
+      if (n0 >= 0) covers(x, n0, S, "stripeInfoCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "stripeInfoCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -13679,6 +13781,7 @@ export function structs() {
     } else missing(S, "pStripeSemaphoreInfos", x);
     if ((x = v.stripeSemaphoreInfoCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "stripeSemaphoreInfoCount");
+      if (n0 >= 0) covers(x, n0, S, "stripeSemaphoreInfoCount", f0);
     } else if (n0 >= 0) u32(m, o + 16, n0, S, "stripeSemaphoreInfoCount");
     let keys = 0;
     for (const _ in v) keys++;
@@ -14356,6 +14459,7 @@ export function structs() {
     } else missing(S, "pShadingRatePaletteEntries", x);
     if ((x = v.shadingRatePaletteEntryCount) !== undefined) {
       seen += u32(m, o, x, S, "shadingRatePaletteEntryCount");
+      if (n0 >= 0) covers(x, n0, S, "shadingRatePaletteEntryCount", f0);
     } else if (n0 >= 0) u32(m, o, n0, S, "shadingRatePaletteEntryCount");
     let keys = 0;
     for (const _ in v) keys++;
@@ -14714,8 +14818,10 @@ export function structs() {
         f0 = "pExtent";
       }
     }
-    if ((x = v.dimensionCount) !== undefined) seen += u32(m, o + 16, x, S, "dimensionCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "dimensionCount");
+    if ((x = v.dimensionCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "dimensionCount");
+      if (n0 >= 0) covers(x, n0, S, "dimensionCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "dimensionCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -14776,8 +14882,10 @@ export function structs() {
         f0 = "pQueueFamilyIndices";
       }
     }
-    if ((x = v.queueFamilyIndexCount) !== undefined) seen += u32(m, o + 36, x, S, "queueFamilyIndexCount");
-    else if (n0 >= 0) u32(m, o + 36, n0, S, "queueFamilyIndexCount");
+    if ((x = v.queueFamilyIndexCount) !== undefined) {
+      seen += u32(m, o + 36, x, S, "queueFamilyIndexCount");
+      if (n0 >= 0) covers(x, n0, S, "queueFamilyIndexCount", f0);
+    } else if (n0 >= 0) u32(m, o + 36, n0, S, "queueFamilyIndexCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -14834,6 +14942,7 @@ export function structs() {
     } else missing(S, "pTensorMemoryBarriers", x);
     if ((x = v.tensorMemoryBarrierCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "tensorMemoryBarrierCount");
+      if (n0 >= 0) covers(x, n0, S, "tensorMemoryBarrierCount", f0);
     } else if (n0 >= 0) u32(m, o + 16, n0, S, "tensorMemoryBarrierCount");
     let keys = 0;
     for (const _ in v) keys++;
@@ -14884,8 +14993,10 @@ export function structs() {
       }
     }
     if ((x = v.usage) !== undefined) seen += put64(m, o + 48, x, S, "usage");
-    if ((x = v.dimensionCount) !== undefined) seen += u32(m, o + 24, x, S, "dimensionCount");
-    else if (n0 >= 0) u32(m, o + 24, n0, S, "dimensionCount");
+    if ((x = v.dimensionCount) !== undefined) {
+      seen += u32(m, o + 24, x, S, "dimensionCount");
+      if (n0 >= 0) covers(x, n0, S, "dimensionCount", f0);
+    } else if (n0 >= 0) u32(m, o + 24, n0, S, "dimensionCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -15551,10 +15662,14 @@ export function structs() {
         f1 = "pReleaseKeys";
       }
     }
-    if ((x = v.acquireCount) !== undefined) seen += u32(m, o + 16, x, S, "acquireCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "acquireCount");
-    if ((x = v.releaseCount) !== undefined) seen += u32(m, o + 48, x, S, "releaseCount");
-    else if (n1 >= 0) u32(m, o + 48, n1, S, "releaseCount");
+    if ((x = v.acquireCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "acquireCount");
+      if (n0 >= 0) covers(x, n0, S, "acquireCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "acquireCount");
+    if ((x = v.releaseCount) !== undefined) {
+      seen += u32(m, o + 48, x, S, "releaseCount");
+      if (n1 >= 0) covers(x, n1, S, "releaseCount", f1);
+    } else if (n1 >= 0) u32(m, o + 48, n1, S, "releaseCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -15600,6 +15715,7 @@ export function structs() {
     } else missing(S, "pAccelerationStructures", x);
     if ((x = v.accelerationStructureCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "accelerationStructureCount");
+      if (n0 >= 0) covers(x, n0, S, "accelerationStructureCount", f0);
     } else if (n0 >= 0) u32(m, o + 16, n0, S, "accelerationStructureCount");
     let keys = 0;
     for (const _ in v) keys++;
@@ -15641,6 +15757,7 @@ export function structs() {
     } else missing(S, "pAccelerationStructures", x);
     if ((x = v.accelerationStructureCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "accelerationStructureCount");
+      if (n0 >= 0) covers(x, n0, S, "accelerationStructureCount", f0);
     } else if (n0 >= 0) u32(m, o + 16, n0, S, "accelerationStructureCount");
     let keys = 0;
     for (const _ in v) keys++;
@@ -15678,8 +15795,10 @@ export function structs() {
         f0 = "pTensorViews";
       }
     } else missing(S, "pTensorViews", x);
-    if ((x = v.tensorViewCount) !== undefined) seen += u32(m, o + 16, x, S, "tensorViewCount");
-    else if (n0 >= 0) u32(m, o + 16, n0, S, "tensorViewCount");
+    if ((x = v.tensorViewCount) !== undefined) {
+      seen += u32(m, o + 16, x, S, "tensorViewCount");
+      if (n0 >= 0) covers(x, n0, S, "tensorViewCount", f0);
+    } else if (n0 >= 0) u32(m, o + 16, n0, S, "tensorViewCount");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);

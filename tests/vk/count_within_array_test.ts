@@ -1,0 +1,89 @@
+// A struct literal's count member given beside the array it counts may not exceed the array's length: a
+// RangeError naming the struct, the count and the array, where the driver would read past the array's end
+// (docs/behaviour.md V15). A smaller count is written as given, and a count without its array as is.
+import { deepStrictEqual as assertEquals, throws as assertThrows } from "node:assert/strict";
+import { Arena, readStruct, Vulkan, writeStruct } from "../../mod.ts";
+import { MockDriver, mockEnvironment } from "../../testing/mod.ts";
+import { withVkDevice } from "../support/vk_device.ts";
+
+const isolated = mockEnvironment();
+globalThis.addEventListener("unload", () => isolated.remove());
+
+const handle = (n: bigint) => Deno.UnsafePointer.create(n) as never;
+
+Deno.test("a count above its array's length throws naming the struct, the count and the array", () => {
+  using arena = new Arena();
+  assertThrows(
+    () => writeStruct(arena, "VkSubmitInfo", { commandBufferCount: 2, pCommandBuffers: [handle(0x1000n)] }),
+    {
+      name: "RangeError",
+      message:
+        `Cannot write 2 to member "commandBufferCount" of "VkSubmitInfo": "pCommandBuffers" has 1 element`,
+    },
+  );
+  assertThrows(() => writeStruct(arena, "VkSubmitInfo", { waitSemaphoreCount: 3, pWaitSemaphores: [] }), {
+    name: "RangeError",
+    message:
+      `Cannot write 3 to member "waitSemaphoreCount" of "VkSubmitInfo": "pWaitSemaphores" has 0 elements`,
+  });
+  assertThrows(
+    () =>
+      writeStruct(arena, "VkDeviceQueueCreateInfo", {
+        queueFamilyIndex: 0,
+        queueCount: 3,
+        pQueuePriorities: [1, 0.5],
+      }),
+    {
+      name: "RangeError",
+      message: /"queueCount" of "VkDeviceQueueCreateInfo": "pQueuePriorities" has 2 elements$/,
+    },
+  );
+  // Nested: the error comes from the element's own writer.
+  assertThrows(
+    () =>
+      writeStruct(arena, "VkDeviceCreateInfo", {
+        pQueueCreateInfos: [{ queueCount: 2, pQueuePriorities: [1] }],
+      }),
+    {
+      name: "RangeError",
+      message: /"queueCount" of "VkDeviceQueueCreateInfo": "pQueuePriorities" has 1 element$/,
+    },
+  );
+});
+
+Deno.test("a count up to its array's length is written as given, one left out is filled, one alone is written as is", () => {
+  using arena = new Arena();
+  const two = [handle(0x1000n), handle(0x2000n)];
+  const count = (v: Record<string, unknown>) =>
+    (readStruct("VkSubmitInfo", writeStruct(arena, "VkSubmitInfo", v as never)) as {
+      commandBufferCount: number;
+    })
+      .commandBufferCount;
+  assertEquals(count({ commandBufferCount: 1, pCommandBuffers: two }), 1);
+  assertEquals(count({ commandBufferCount: 2, pCommandBuffers: two }), 2);
+  assertEquals(count({ commandBufferCount: 2n, pCommandBuffers: two }), 2);
+  assertEquals(count({ pCommandBuffers: two }), 2);
+  assertEquals(count({ commandBufferCount: 4 }), 4);
+});
+
+Deno.test("through VkApi the count is refused naming the command and the parameter, and the driver is not called", () => {
+  using mock = new MockDriver({ record: true, onProblem: () => {} });
+  using raw = Vulkan.load({ drivers: [mock], env: isolated.env });
+  withVkDevice(raw, (vk, device) => {
+    const commandPool = vk.createCommandPool(device, { queueFamilyIndex: 0 });
+    const [cb] = vk.allocateCommandBuffers(device, { commandPool, commandBufferCount: 1 });
+    vk.beginCommandBuffer(cb!, {});
+    vk.endCommandBuffer(cb!);
+    const queue = vk.getDeviceQueue(device, 0, 0);
+    assertThrows(() => vk.queueSubmit(queue, [{ commandBufferCount: 2, pCommandBuffers: [cb!] }], null), {
+      name: "RangeError",
+      message:
+        /vkQueueSubmit.*pSubmits.*"commandBufferCount" of "VkSubmitInfo": "pCommandBuffers" has 1 element/s,
+    });
+    assertEquals(mock.callCount("vkQueueSubmit"), 0);
+    vk.queueSubmit(queue, [{ commandBufferCount: 1, pCommandBuffers: [cb!] }], null);
+    assertEquals(mock.callCount("vkQueueSubmit"), 1);
+    vk.queueWaitIdle(queue);
+    vk.destroyCommandPool(device, commandPool);
+  });
+});
