@@ -8,6 +8,7 @@
 import { type CommandFactory, commands } from "../vk/generated/idiomatic_commands.js";
 import { RESULT_NAMES } from "../vk/generated/enums.ts";
 import { VkError } from "../vk/errors.ts";
+import { ENDED_HANDLES } from "../vk/handle.ts";
 import { findLayout, layoutOf } from "../vk/struct_layout.ts";
 import { FULL, Scratch } from "../ffi/scratch.ts";
 import { bytesOf, isBytes } from "../ffi/memory.ts";
@@ -181,7 +182,7 @@ export const RUNTIME = {
    * Handles a `VkApi` destroyed, or destroyed with their parent, with why (api/vk_api.ts fills it): a command
    * given one as its dispatchable handle throws instead of reaching the driver.
    */
-  ended: new WeakMap<object, string>(),
+  ended: ENDED_HANDLES,
   /**
    * Bumped when a handle the commands check is {@linkcode RUNTIME.end}ed (a dispatchable one, a descriptor set,
    * a pool's command buffer): a command that saw such a handle pass at this epoch skips the lookup while it is

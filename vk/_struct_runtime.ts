@@ -16,6 +16,7 @@ import {
 import type { Scratch } from "../ffi/scratch.ts";
 import { bytesOf, isBytes } from "../ffi/memory.ts";
 import { layoutOf } from "./struct_layout.ts";
+import { ENDED_HANDLES } from "./handle.ts";
 
 /** A generated writer: `v` as the struct at byte `o` of `m`; `k` extra keys allowed (a pNext struct's type). */
 export type StructWriterFn = (m: Scratch, o: number, v: unknown, k: number) => void;
@@ -241,14 +242,35 @@ export function puti64(m: Scratch, o: number, v: unknown, struct: string, member
   return 1;
 }
 
-/** Stores a pointer or handle at byte `o`: a pointer object, null, or an address; 1. */
-export function putPointer(m: Scratch, o: number, v: unknown, struct: string, member: string): number {
+/**
+ * Stores a pointer or handle at byte `o` (element `i` of an array when >= 0): a pointer object, null, or an
+ * address; 1.
+ */
+export function putPointer(
+  m: Scratch,
+  o: number,
+  v: unknown,
+  struct: string,
+  member: string,
+  i = -1,
+): number {
   if (v === null) return 1;
-  if (isPointerObject(v)) m.u64[o >> 3] = Deno.UnsafePointer.value(v);
-  else if (typeof v === "bigint" || typeof v === "number" || typeof v === "boolean") {
+  if (isPointerObject(v)) {
+    // A handle VkApi ended never reaches the driver inside a struct either (docs/behaviour.md V11).
+    if (ENDED_HANDLES.has(v)) ended(v, struct, member, i);
+    m.u64[o >> 3] = Deno.UnsafePointer.value(v);
+  } else if (typeof v === "bigint" || typeof v === "number" || typeof v === "boolean") {
     put64(m, o, v, struct, member);
   } else badValue(struct, member, v, scalarExpects("pointer"));
   return 1;
+}
+
+/** Throws for handle `h`, which VkApi ended, given as member `member` of `struct` (element `i` when >= 0). */
+function ended(h: object, struct: string, member: string, i: number): never {
+  const at = Deno.UnsafePointer.value(h as Deno.PointerObject).toString(16);
+  throw new TypeError(
+    `Cannot write ${where(struct, member)}${i >= 0 ? ` element ${i}` : ""}: 0x${at} ${ENDED_HANDLES.get(h)}`,
+  );
 }
 
 /** Stores address `a` (a number) at byte `o`. */
@@ -419,7 +441,7 @@ export function handles(
         } element ${i}: expected a ${type} handle, got ${h} (VK_NULL_HANDLE is not valid here)`,
       );
     }
-    putPointer(m, c + 8 * i, h, struct, member);
+    putPointer(m, c + 8 * i, h, struct, member, i);
   }
   putAddress(m, o, m.base + c);
   return n;

@@ -1,6 +1,6 @@
 /**
  * `asHandle`: the one conversion from a raw pointer to a typed Vulkan handle; `ICD_LOADER_MAGIC`, what the
- * object behind a dispatchable handle starts with.
+ * object behind a dispatchable handle starts with; `ENDED_HANDLES`, the handles the idiomatic layer ended.
  *
  * @module
  */
@@ -63,3 +63,16 @@ export function readHandle<N extends VkHandleName>(
 
 /** `ICD_LOADER_MAGIC` from `vk_icd.h`: what a driver's dispatchable objects start with. */
 export const ICD_LOADER_MAGIC = 0x01cdc0den;
+
+/**
+ * The handles `VkApi` destroyed, freed or ended with their parent, each with why (api/ fills it): its commands
+ * refuse them as parameters, and the struct writers as members (docs/behaviour.md V11). Keyed by the handle
+ * value, not its address: a new object at a destroyed one's address is a new value, and live.
+ *
+ * @example Usage
+ * ```ts
+ * import { ENDED_HANDLES } from "./handle.ts";
+ * console.log(ENDED_HANDLES.has(Deno.UnsafePointer.create(0x1000n)!)); // false
+ * ```
+ */
+export const ENDED_HANDLES: WeakMap<object, string> = new WeakMap();

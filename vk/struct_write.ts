@@ -61,9 +61,11 @@ export type ChainFor<N extends VkStructName> = N extends infer P extends keyof V
  * });
  * console.log(readStruct("VkInstanceCreateInfo", info).enabledExtensionCount); // 1
  * ```
- * @throws {TypeError} If `name` is not a struct, a member is unknown, or a value has the wrong shape.
+ * @throws {TypeError} If `name` is not a struct, a member is unknown, a value has the wrong shape, or a
+ * handle member is one `VkApi` destroyed.
  * @throws {RangeError} If a string or array does not fit its fixed-size member, arrays sharing a count
- * member differ in length, or an integer member is given a number that does not fit it.
+ * member differ in length, a count member exceeds its array's length, or an integer member is given a number
+ * that does not fit it.
  */
 export function writeStruct<N extends VkStructName>(
   arena: Arena,

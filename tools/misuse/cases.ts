@@ -604,7 +604,26 @@ export const CASES: readonly MisuseCase[] = [
       const descriptorPool = api.createDescriptorPool(device, { maxSets: 1, pPoolSizes });
       const [set] = api.allocateDescriptorSets(device, { descriptorPool, pSetLayouts: [setLayout] });
       const buffer = api.createBuffer(device, { size: 256n, usage: VK_BUFFER_USAGE_STORAGE_BUFFER_BIT });
-      api.destroyBuffer(device, buffer);
+      vk.vkDestroyBuffer(device, buffer, null); // raw: VkApi's own record would refuse it first
+      const pBufferInfo = [{ buffer, range: 256n }];
+      api.updateDescriptorSets(device, [{ dstSet: set!, descriptorType: type, pBufferInfo }]);
+    },
+  },
+  {
+    name: "struct-member-set-of-destroyed-pool",
+    what: "vkUpdateDescriptorSets with a VkWriteDescriptorSet whose dstSet VkApi ended with its pool",
+    expect: /member "dstSet" of "VkWriteDescriptorSet": 0x[0-9a-f]+ was destroyed with its VkDescriptorPool/,
+    run() {
+      const { vk, device } = setup();
+      const api = VkApi.of(vk);
+      const type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+      const pBindings = [{ binding: 0, descriptorType: type, descriptorCount: 1 }];
+      const setLayout = api.createDescriptorSetLayout(device, { pBindings });
+      const pPoolSizes = [{ type, descriptorCount: 1 }];
+      const descriptorPool = api.createDescriptorPool(device, { maxSets: 1, pPoolSizes });
+      const [set] = api.allocateDescriptorSets(device, { descriptorPool, pSetLayouts: [setLayout] });
+      const buffer = api.createBuffer(device, { size: 256n, usage: VK_BUFFER_USAGE_STORAGE_BUFFER_BIT });
+      api.destroyDescriptorPool(device, descriptorPool);
       const pBufferInfo = [{ buffer, range: 256n }];
       api.updateDescriptorSets(device, [{ dstSet: set!, descriptorType: type, pBufferInfo }]);
     },
@@ -638,7 +657,8 @@ export const CASES: readonly MisuseCase[] = [
       const [cb] = api.allocateCommandBuffers(device, { commandPool, level, commandBufferCount: 1 });
       api.beginCommandBuffer(cb!, {});
       api.endCommandBuffer(cb!);
-      api.freeCommandBuffers(device, commandPool, [cb!]);
+      using arena = new Arena();
+      vk.vkFreeCommandBuffers(device, commandPool, 1, arena.pointerArray([cb!])); // raw, as above
       api.queueSubmit(api.getDeviceQueue(device, 0, 0), [{ pCommandBuffers: [cb!] }]);
     },
   },
