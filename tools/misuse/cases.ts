@@ -46,6 +46,16 @@ export interface MisuseCase {
 }
 
 /** A loader, an instance, its physical device and a device with one queue family, all on lavapipe. */
+/** A command buffer recorded (begun and ended, empty) from a new pool of queue family 0. */
+function recordedCommandBuffer(api: VkApi, device: VkDevice) {
+  const commandPool = api.createCommandPool(device, { queueFamilyIndex: 0 });
+  const level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  const [cb] = api.allocateCommandBuffers(device, { commandPool, level, commandBufferCount: 1 });
+  api.beginCommandBuffer(cb!, {});
+  api.endCommandBuffer(cb!);
+  return { commandPool, cb: cb! };
+}
+
 function setup(vk: Vk = Vulkan.load(), extensions: string[] = []) {
   const arena = new Arena();
   const instance = create(vk, "vkCreateInstance", [
@@ -635,12 +645,8 @@ export const CASES: readonly MisuseCase[] = [
     run() {
       const { vk, device } = setup();
       const api = VkApi.of(vk);
-      const commandPool = api.createCommandPool(device, { queueFamilyIndex: 0 });
-      const level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-      const [cb] = api.allocateCommandBuffers(device, { commandPool, level, commandBufferCount: 1 });
-      api.beginCommandBuffer(cb!, {});
-      api.endCommandBuffer(cb!);
-      const submit = { commandBufferCount: 2, pCommandBuffers: [cb!] };
+      const { cb } = recordedCommandBuffer(api, device);
+      const submit = { commandBufferCount: 2, pCommandBuffers: [cb] };
       api.queueSubmit(api.getDeviceQueue(device, 0, 0), [submit]);
     },
   },
@@ -652,14 +658,10 @@ export const CASES: readonly MisuseCase[] = [
     run() {
       const { vk, device } = setup();
       const api = VkApi.of(vk);
-      const commandPool = api.createCommandPool(device, { queueFamilyIndex: 0 });
-      const level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-      const [cb] = api.allocateCommandBuffers(device, { commandPool, level, commandBufferCount: 1 });
-      api.beginCommandBuffer(cb!, {});
-      api.endCommandBuffer(cb!);
+      const { commandPool, cb } = recordedCommandBuffer(api, device);
       using arena = new Arena();
-      vk.vkFreeCommandBuffers(device, commandPool, 1, arena.pointerArray([cb!])); // raw, as above
-      api.queueSubmit(api.getDeviceQueue(device, 0, 0), [{ pCommandBuffers: [cb!] }]);
+      vk.vkFreeCommandBuffers(device, commandPool, 1, arena.pointerArray([cb])); // raw, as above
+      api.queueSubmit(api.getDeviceQueue(device, 0, 0), [{ pCommandBuffers: [cb] }]);
     },
   },
 ];
