@@ -214,11 +214,11 @@ export function presentFrames(
     vk.queueSubmit(queue, [{
       pWaitSemaphores: [acquired],
       pWaitDstStageMask: [vkc.VK_PIPELINE_STAGE_TRANSFER_BIT],
-      pCommandBuffers: [commandBuffers[imageIndex] ?? null],
-      pSignalSemaphores: [rendered[imageIndex] ?? null],
+      pCommandBuffers: [commandBuffers[imageIndex]!],
+      pSignalSemaphores: [rendered[imageIndex]!],
     }], fence);
     vk.queuePresentKHR(queue, {
-      pWaitSemaphores: [rendered[imageIndex] ?? null],
+      pWaitSemaphores: [rendered[imageIndex]!],
       pSwapchains: [swapchain],
       pImageIndices: [imageIndex],
     });

@@ -97,8 +97,9 @@ export function emitStructs(
     const t = layouts.resolve(m.type);
     const scalar = map.declared.has(m.type) || reg.videoEnums.has(m.type) || NUMBER_PRIMITIVES.has(m.type) ||
       BIGINT_PRIMITIVES.has(m.type) || m.type === "size_t";
+    // A handle array's elements may be null only where vk.xml says so (docs/behaviour.md V12), as the writer.
     const e = t?.category === "handle"
-      ? named(`${m.type} | null`)
+      ? named(m.elementsOptional || m.noautovalidity ? `${m.type} | null` : m.type)
       : t?.category === "funcpointer" || !scalar
       ? "VkRawPointer"
       : inputElement({ ...m, pointer: 0 });

@@ -1,9 +1,11 @@
 // An idiomatic command's array of handles takes a null element only where vk.xml lets the elements be
 // VK_NULL_HANDLE (its `optional` list's second value, or valid usage written by hand: `noautovalidity`);
 // elsewhere a null throws before the driver is called, naming the command, the parameter and the index
-// (docs/behaviour.md V12). `typeLevel` below is type-checked by `deno test`/`deno task check`, never called.
+// (docs/behaviour.md V12); a struct literal's array of handles is typed by the same rule. `typeLevel` below
+// is type-checked by `deno test`/`deno task check`, never called.
 import { deepStrictEqual as assertEquals, throws as assertThrows } from "node:assert/strict";
 import {
+  type Arena,
   VK_BUFFER_USAGE_VERTEX_BUFFER_BIT,
   VkApi,
   type VkBuffer,
@@ -12,6 +14,7 @@ import {
   type VkDevice,
   type VkFence,
   Vulkan,
+  writeStruct,
 } from "../../mod.ts";
 import { MockDriver, mockEnvironment } from "../../testing/mod.ts";
 
@@ -25,6 +28,7 @@ export function typeLevel(
   cb: VkCommandBuffer,
   pool: VkCommandPool,
   buffer: VkBuffer,
+  arena: Arena,
 ) {
   vk.resetFences(device, [fence]);
   vk.cmdBindVertexBuffers(cb, 0, [buffer, null], [0n, 0n]); // optional="false,true"
@@ -33,6 +37,10 @@ export function typeLevel(
   vk.resetFences(device, [null]);
   // @ts-expect-error nor may vkWaitForFences' be null
   vk.waitForFences(device, [fence, null], true, 0n);
+  // A struct literal's array of handles, typed by the same rule.
+  writeStruct(arena, "VkPipelineLayoutCreateInfo", { pSetLayouts: [null] }); // optional="false,true"
+  // @ts-expect-error VkSubmitInfo's pCommandBuffers are "valid VkCommandBuffer handles"
+  writeStruct(arena, "VkSubmitInfo", { pCommandBuffers: [cb, null] });
 }
 
 Deno.test("a null element where vk.xml requires valid handles throws naming the command, parameter and index; where it allows VK_NULL_HANDLE it reaches the driver", () => {

@@ -131,7 +131,9 @@ Deno.test("count members are filled from the arrays they count, unless given", (
   assertThrows(
     () =>
       writeStruct(arena, "VkSubmitInfo", {
-        pWaitSemaphores: [0x1000n, 0x1008n].map((a) => asHandle("VkSemaphore", Deno.UnsafePointer.create(a))),
+        pWaitSemaphores: [0x1000n, 0x1008n].map((a) =>
+          asHandle("VkSemaphore", Deno.UnsafePointer.create(a)!)
+        ),
         pWaitDstStageMask: [VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT],
       }),
     RangeError,
@@ -139,10 +141,10 @@ Deno.test("count members are filled from the arrays they count, unless given", (
   const submit = readStruct(
     "VkSubmitInfo",
     writeStruct(arena, "VkSubmitInfo", {
-      pWaitSemaphores: [asHandle("VkSemaphore", Deno.UnsafePointer.create(0x1000n))],
+      pWaitSemaphores: [asHandle("VkSemaphore", Deno.UnsafePointer.create(0x1000n)!)],
       pWaitDstStageMask: [VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT],
       pCommandBuffers: [0x2000n, 0x3000n].map((a) =>
-        asHandle("VkCommandBuffer", Deno.UnsafePointer.create(a))
+        asHandle("VkCommandBuffer", Deno.UnsafePointer.create(a)!)
       ),
     }),
   );

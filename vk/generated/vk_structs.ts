@@ -30891,7 +30891,7 @@ export interface VkStructInputs {
     layout?: VkPipelineLayout | null;
     firstSet?: number;
     descriptorSetCount?: number;
-    pDescriptorSets: readonly (VkDescriptorSet | null)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
+    pDescriptorSets: readonly VkDescriptorSet[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     dynamicOffsetCount?: number;
     pDynamicOffsets?: readonly number[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
@@ -30985,7 +30985,7 @@ export interface VkStructInputs {
     sType?: VkStructureType;
     pNext?: VkChain<"VkBindSparseInfo">;
     waitSemaphoreCount?: number;
-    pWaitSemaphores?: readonly (VkSemaphore | null)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
+    pWaitSemaphores?: readonly VkSemaphore[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     bufferBindCount?: number;
     pBufferBinds?:
       | VkStructInputs["VkSparseBufferMemoryBindInfo"]
@@ -31002,7 +31002,7 @@ export interface VkStructInputs {
       | readonly VkStructInputs["VkSparseImageMemoryBindInfo"][]
       | VkRawPointer;
     signalSemaphoreCount?: number;
-    pSignalSemaphores?: readonly (VkSemaphore | null)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
+    pSignalSemaphores?: readonly VkSemaphore[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkBindTensorMemoryInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBindTensorMemoryInfoARM: {
@@ -32479,7 +32479,7 @@ export interface VkStructInputs {
   };
   /** `VkDescriptorDataEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDescriptorDataEXT: {
-    pSampler?: readonly (VkSampler | null)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
+    pSampler?: readonly VkSampler[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     pCombinedImageSampler?:
       | VkStructInputs["VkDescriptorImageInfo"]
       | readonly VkStructInputs["VkDescriptorImageInfo"][]
@@ -32666,7 +32666,7 @@ export interface VkStructInputs {
     pNext?: VkChain<"VkDescriptorSetAllocateInfo">;
     descriptorPool: VkDescriptorPool | null;
     descriptorSetCount?: number;
-    pSetLayouts: readonly (VkDescriptorSetLayout | null)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
+    pSetLayouts: readonly VkDescriptorSetLayout[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkDescriptorSetAndBindingMappingEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDescriptorSetAndBindingMappingEXT: {
@@ -32947,7 +32947,7 @@ export interface VkStructInputs {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
     physicalDeviceCount?: number;
-    pPhysicalDevices?: readonly (VkPhysicalDevice | null)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
+    pPhysicalDevices?: readonly VkPhysicalDevice[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** Input form of `VkDeviceGroupDeviceCreateInfoKHR` (alias of VkDeviceGroupDeviceCreateInfo). */
   VkDeviceGroupDeviceCreateInfoKHR: VkStructInputs["VkDeviceGroupDeviceCreateInfo"];
@@ -33880,9 +33880,9 @@ export interface VkStructInputs {
     flags?: VkFrameBoundaryFlagsEXT;
     frameID?: bigint | number;
     imageCount?: number;
-    pImages?: readonly (VkImage | null)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
+    pImages?: readonly VkImage[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     bufferCount?: number;
-    pBuffers?: readonly (VkBuffer | null)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
+    pBuffers?: readonly VkBuffer[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     tagName?: bigint | number;
     tagSize?: bigint | number;
     pTag?: VkRawPointer | ArrayBufferView | ArrayBuffer;
@@ -33892,7 +33892,7 @@ export interface VkStructInputs {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
     tensorCount?: number;
-    pTensors: readonly (VkTensorARM | null)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
+    pTensors: readonly VkTensorARM[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkFramebufferAttachmentImageInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkFramebufferAttachmentImageInfo: {
@@ -34006,7 +34006,7 @@ export interface VkStructInputs {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
     shaderCount?: number;
-    pShaders: readonly (VkShaderEXT | null)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
+    pShaders: readonly VkShaderEXT[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkGeometryAABBNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkGeometryAABBNV: {
@@ -34185,7 +34185,7 @@ export interface VkStructInputs {
       | readonly VkStructInputs["VkGraphicsShaderGroupCreateInfoNV"][]
       | VkRawPointer;
     pipelineCount?: number;
-    pPipelines?: readonly (VkPipeline | null)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
+    pPipelines?: readonly VkPipeline[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkGraphicsShaderGroupCreateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkGraphicsShaderGroupCreateInfoNV: {
@@ -34971,7 +34971,7 @@ export interface VkStructInputs {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
     shaderCount?: number;
-    pInitialShaders: readonly (VkShaderEXT | null)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
+    pInitialShaders: readonly VkShaderEXT[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     pSetLayoutInfos?:
       | VkStructInputs["VkIndirectExecutionSetShaderLayoutInfoEXT"]
       | readonly VkStructInputs["VkIndirectExecutionSetShaderLayoutInfoEXT"][]
@@ -39822,22 +39822,14 @@ export interface VkStructInputs {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
     pipelineBinaryCount?: number;
-    pPipelineBinaries?:
-      | readonly (VkPipelineBinaryKHR | null)[]
-      | ArrayBufferView
-      | ArrayBuffer
-      | VkRawPointer;
+    pPipelineBinaries?: readonly VkPipelineBinaryKHR[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkPipelineBinaryInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineBinaryInfoKHR: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
     binaryCount?: number;
-    pPipelineBinaries?:
-      | readonly (VkPipelineBinaryKHR | null)[]
-      | ArrayBufferView
-      | ArrayBuffer
-      | VkRawPointer;
+    pPipelineBinaries?: readonly VkPipelineBinaryKHR[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkPipelineBinaryKeyKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineBinaryKeyKHR: {
@@ -40149,7 +40141,7 @@ export interface VkStructInputs {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
     libraryCount?: number;
-    pLibraries?: readonly (VkPipeline | null)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
+    pLibraries?: readonly VkPipeline[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkPipelineMultisampleStateCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineMultisampleStateCreateInfo: {
@@ -40469,9 +40461,9 @@ export interface VkStructInputs {
     sType?: VkStructureType;
     pNext?: VkChain<"VkPresentInfoKHR">;
     waitSemaphoreCount?: number;
-    pWaitSemaphores?: readonly (VkSemaphore | null)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
+    pWaitSemaphores?: readonly VkSemaphore[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     swapchainCount?: number;
-    pSwapchains: readonly (VkSwapchainKHR | null)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
+    pSwapchains: readonly VkSwapchainKHR[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     pImageIndices: readonly number[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     pResults?: readonly VkResult[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
@@ -40907,7 +40899,7 @@ export interface VkStructInputs {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
     attachmentCount?: number;
-    pAttachments?: readonly (VkImageView | null)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
+    pAttachments?: readonly VkImageView[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** Input form of `VkRenderPassAttachmentBeginInfoKHR` (alias of VkRenderPassAttachmentBeginInfo). */
   VkRenderPassAttachmentBeginInfoKHR: VkStructInputs["VkRenderPassAttachmentBeginInfo"];
@@ -41514,7 +41506,7 @@ export interface VkStructInputs {
     pNext?: VkRawPointer;
     flags?: VkSemaphoreWaitFlags;
     semaphoreCount?: number;
-    pSemaphores: readonly (VkSemaphore | null)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
+    pSemaphores: readonly VkSemaphore[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     pValues: readonly (bigint | number)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** Input form of `VkSemaphoreWaitInfoKHR` (alias of VkSemaphoreWaitInfo). */
@@ -41792,12 +41784,12 @@ export interface VkStructInputs {
     sType?: VkStructureType;
     pNext?: VkChain<"VkSubmitInfo">;
     waitSemaphoreCount?: number;
-    pWaitSemaphores?: readonly (VkSemaphore | null)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
+    pWaitSemaphores?: readonly VkSemaphore[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     pWaitDstStageMask?: readonly VkPipelineStageFlags[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     commandBufferCount?: number;
-    pCommandBuffers?: readonly (VkCommandBuffer | null)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
+    pCommandBuffers?: readonly VkCommandBuffer[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     signalSemaphoreCount?: number;
-    pSignalSemaphores?: readonly (VkSemaphore | null)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
+    pSignalSemaphores?: readonly VkSemaphore[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkSubmitInfo2` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSubmitInfo2: {
@@ -43531,11 +43523,11 @@ export interface VkStructInputs {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
     acquireCount?: number;
-    pAcquireSyncs?: readonly (VkDeviceMemory | null)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
+    pAcquireSyncs?: readonly VkDeviceMemory[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     pAcquireKeys?: readonly (bigint | number)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     pAcquireTimeouts?: readonly number[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     releaseCount?: number;
-    pReleaseSyncs?: readonly (VkDeviceMemory | null)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
+    pReleaseSyncs?: readonly VkDeviceMemory[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     pReleaseKeys?: readonly (bigint | number)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkWin32KeyedMutexAcquireReleaseInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -43543,11 +43535,11 @@ export interface VkStructInputs {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
     acquireCount?: number;
-    pAcquireSyncs?: readonly (VkDeviceMemory | null)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
+    pAcquireSyncs?: readonly VkDeviceMemory[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     pAcquireKeys?: readonly (bigint | number)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     pAcquireTimeoutMilliseconds?: readonly number[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     releaseCount?: number;
-    pReleaseSyncs?: readonly (VkDeviceMemory | null)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
+    pReleaseSyncs?: readonly VkDeviceMemory[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     pReleaseKeys?: readonly (bigint | number)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkWin32SurfaceCreateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */

@@ -294,7 +294,7 @@ Deno.test("device nodes: DATA_CALLBACK, LINK_INFO, then the app's structs with t
   using arena = new Arena();
   const appPds = [fake(0xa1n), fake(0xa2n)];
   const group = writeStruct(arena, "VkDeviceGroupDeviceCreateInfo", {
-    pPhysicalDevices: appPds.map((p) => asHandle("VkPhysicalDevice", p)),
+    pPhysicalDevices: appPds.map((p) => asHandle("VkPhysicalDevice", p!)),
   });
   const features = writeStruct(arena, "VkPhysicalDeviceFeatures2", { pNext: group });
   const before = describe(
