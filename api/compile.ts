@@ -444,17 +444,9 @@ export const RUNTIME = {
     return m.pointer(buf);
   },
   /**
-   * A 32-bit integer parameter given as other than a number that fits (the command's own test failed): a
-   * boolean or a bigint that fits, as a number, else the error naming command and parameter (docs/behaviour.md
-   * V14), where Deno's FFI would name neither.
-   */
-  int32(v: unknown, signed: boolean, command: string, param: string): number {
-    return RUNTIME.integer(v, signed ? "i32" : "u32", command, param);
-  },
-  /**
-   * An integer parameter of `kind` (8 to 32 bits) given as other than a number that fits, as
-   * {@linkcode RUNTIME.int32}; the generated code calls this for 8- and 16-bit ones, which Deno's FFI would
-   * truncate to their low bits.
+   * An integer parameter of `kind` (8 to 32 bits) given as other than a number that fits (the command's own
+   * test failed): a boolean or a bigint that fits, as a number, else the error naming command and parameter
+   * (docs/behaviour.md V14), where Deno's FFI would name neither (or keep the low bits).
    */
   integer(v: unknown, kind: IntegerKind, command: string, param: string): number {
     return integerValue(v, kind) ?? misfit(at(command, param), v, kind);

@@ -175,9 +175,7 @@ function commandCode(
           const a = `a${i}`;
           const kind = String(role[2]);
           const misfits = MISFITS[kind]!(a);
-          const call = kind === "u32" || kind === "i32"
-            ? `rt.int32(${a}, ${kind === "i32"}, ${q(name)}, ${P})`
-            : `rt.integer(${a}, ${q(kind)}, ${q(name)}, ${P})`;
+          const call = `rt.integer(${a}, ${q(kind)}, ${q(name)}, ${P})`;
           prep.push(`let ${a} = ${value};`, `if (typeof ${a} !== "number" || ${misfits}) ${a} = ${call};`);
         } else {
           // A bigint goes on as is; anything else is checked (a number must be a safe integer).

@@ -26,7 +26,7 @@ export function commands() {
       const a0 = u0;
       let a1 = u1;
       if (typeof a1 !== "number" || (a1 | 0) !== a1) {
-        a1 = rt.int32(a1, true, "vkAcquireDrmDisplayEXT", "drmFd");
+        a1 = rt.integer(a1, "i32", "vkAcquireDrmDisplayEXT", "drmFd");
       }
       const a2 = u2;
       check(a0, a1, a2);
@@ -802,12 +802,12 @@ export function commands() {
       const a1 = u1;
       let a2 = u2;
       if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
-        a2 = rt.int32(a2, false, "vkBindOpticalFlowSessionImageNV", "bindingPoint");
+        a2 = rt.integer(a2, "u32", "vkBindOpticalFlowSessionImageNV", "bindingPoint");
       }
       const a3 = u3 ?? null;
       let a4 = u4;
       if (typeof a4 !== "number" || a4 >>> 0 !== a4) {
-        a4 = rt.int32(a4, false, "vkBindOpticalFlowSessionImageNV", "layout");
+        a4 = rt.integer(a4, "u32", "vkBindOpticalFlowSessionImageNV", "layout");
       }
       check(a0, a1, a2, a3, a4);
       const r = fn(a0, a1, a2, a3, a4);
@@ -1418,9 +1418,9 @@ export function commands() {
       const a0 = u0;
       const a1 = u1;
       let a2 = u2;
-      if (typeof a2 !== "number" || a2 >>> 0 !== a2) a2 = rt.int32(a2, false, "vkCmdBeginQuery", "query");
+      if (typeof a2 !== "number" || a2 >>> 0 !== a2) a2 = rt.integer(a2, "u32", "vkCmdBeginQuery", "query");
       let a3 = u3 ?? 0;
-      if (typeof a3 !== "number" || a3 >>> 0 !== a3) a3 = rt.int32(a3, false, "vkCmdBeginQuery", "flags");
+      if (typeof a3 !== "number" || a3 >>> 0 !== a3) a3 = rt.integer(a3, "u32", "vkCmdBeginQuery", "flags");
       check(a0, a1, a2, a3);
       fn(a0, a1, a2, a3);
     };
@@ -1439,15 +1439,15 @@ export function commands() {
       const a1 = u1;
       let a2 = u2;
       if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
-        a2 = rt.int32(a2, false, "vkCmdBeginQueryIndexedEXT", "query");
+        a2 = rt.integer(a2, "u32", "vkCmdBeginQueryIndexedEXT", "query");
       }
       let a3 = u3 ?? 0;
       if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
-        a3 = rt.int32(a3, false, "vkCmdBeginQueryIndexedEXT", "flags");
+        a3 = rt.integer(a3, "u32", "vkCmdBeginQueryIndexedEXT", "flags");
       }
       let a4 = u4;
       if (typeof a4 !== "number" || a4 >>> 0 !== a4) {
-        a4 = rt.int32(a4, false, "vkCmdBeginQueryIndexedEXT", "index");
+        a4 = rt.integer(a4, "u32", "vkCmdBeginQueryIndexedEXT", "index");
       }
       check(a0, a1, a2, a3, a4);
       fn(a0, a1, a2, a3, a4);
@@ -1498,7 +1498,7 @@ export function commands() {
           );}
         let a2 = u2;
         if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
-          a2 = rt.int32(a2, false, "vkCmdBeginRenderPass", "contents");
+          a2 = rt.integer(a2, "u32", "vkCmdBeginRenderPass", "contents");
         }
         check(a0, a1, a2);
         fn(a0, a1, a2);
@@ -1653,7 +1653,7 @@ export function commands() {
         const a0 = u0;
         let a1 = u1;
         if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-          a1 = rt.int32(a1, false, "vkCmdBeginTransformFeedback2EXT", "firstCounterRange");
+          a1 = rt.integer(a1, "u32", "vkCmdBeginTransformFeedback2EXT", "firstCounterRange");
         }
         let e3;
         let a3;
@@ -1714,7 +1714,7 @@ export function commands() {
         const a0 = u0;
         let a1 = u1;
         if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-          a1 = rt.int32(a1, false, "vkCmdBeginTransformFeedbackEXT", "firstCounterBuffer");
+          a1 = rt.integer(a1, "u32", "vkCmdBeginTransformFeedbackEXT", "firstCounterBuffer");
         }
         let a3, e3;
         if (
@@ -1878,12 +1878,12 @@ export function commands() {
       const a0 = u0;
       let a1 = u1;
       if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-        a1 = rt.int32(a1, false, "vkCmdBindDescriptorBufferEmbeddedSamplersEXT", "pipelineBindPoint");
+        a1 = rt.integer(a1, "u32", "vkCmdBindDescriptorBufferEmbeddedSamplersEXT", "pipelineBindPoint");
       }
       const a2 = u2;
       let a3 = u3;
       if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
-        a3 = rt.int32(a3, false, "vkCmdBindDescriptorBufferEmbeddedSamplersEXT", "set");
+        a3 = rt.integer(a3, "u32", "vkCmdBindDescriptorBufferEmbeddedSamplersEXT", "set");
       }
       check(a0, a1, a2, a3);
       fn(a0, a1, a2, a3);
@@ -1964,12 +1964,12 @@ export function commands() {
         const a0 = u0;
         let a1 = u1;
         if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-          a1 = rt.int32(a1, false, "vkCmdBindDescriptorSets", "pipelineBindPoint");
+          a1 = rt.integer(a1, "u32", "vkCmdBindDescriptorSets", "pipelineBindPoint");
         }
         const a2 = u2;
         let a3 = u3;
         if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
-          a3 = rt.int32(a3, false, "vkCmdBindDescriptorSets", "firstSet");
+          a3 = rt.integer(a3, "u32", "vkCmdBindDescriptorSets", "firstSet");
         }
         let a5, e5;
         if (
@@ -2080,7 +2080,7 @@ export function commands() {
       const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, "vkCmdBindIndexBuffer", "offset");
       let a3 = u3;
       if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
-        a3 = rt.int32(a3, false, "vkCmdBindIndexBuffer", "indexType");
+        a3 = rt.integer(a3, "u32", "vkCmdBindIndexBuffer", "indexType");
       }
       check(a0, a1, a2, a3);
       fn(a0, a1, a2, a3);
@@ -2102,7 +2102,7 @@ export function commands() {
       const a3 = typeof u3 === "bigint" ? u3 : rt.wide(u3, false, "vkCmdBindIndexBuffer2", "size");
       let a4 = u4;
       if (typeof a4 !== "number" || a4 >>> 0 !== a4) {
-        a4 = rt.int32(a4, false, "vkCmdBindIndexBuffer2", "indexType");
+        a4 = rt.integer(a4, "u32", "vkCmdBindIndexBuffer2", "indexType");
       }
       check(a0, a1, a2, a3, a4);
       fn(a0, a1, a2, a3, a4);
@@ -2172,7 +2172,7 @@ export function commands() {
       const a1 = u1 ?? null;
       let a2 = u2;
       if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
-        a2 = rt.int32(a2, false, "vkCmdBindInvocationMaskHUAWEI", "imageLayout");
+        a2 = rt.integer(a2, "u32", "vkCmdBindInvocationMaskHUAWEI", "imageLayout");
       }
       check(a0, a1, a2);
       fn(a0, a1, a2);
@@ -2191,7 +2191,7 @@ export function commands() {
       const a0 = u0;
       let a1 = u1;
       if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-        a1 = rt.int32(a1, false, "vkCmdBindPipeline", "pipelineBindPoint");
+        a1 = rt.integer(a1, "u32", "vkCmdBindPipeline", "pipelineBindPoint");
       }
       const a2 = u2;
       check(a0, a1, a2);
@@ -2211,12 +2211,12 @@ export function commands() {
       const a0 = u0;
       let a1 = u1;
       if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-        a1 = rt.int32(a1, false, "vkCmdBindPipelineShaderGroupNV", "pipelineBindPoint");
+        a1 = rt.integer(a1, "u32", "vkCmdBindPipelineShaderGroupNV", "pipelineBindPoint");
       }
       const a2 = u2;
       let a3 = u3;
       if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
-        a3 = rt.int32(a3, false, "vkCmdBindPipelineShaderGroupNV", "groupIndex");
+        a3 = rt.integer(a3, "u32", "vkCmdBindPipelineShaderGroupNV", "groupIndex");
       }
       check(a0, a1, a2, a3);
       fn(a0, a1, a2, a3);
@@ -2345,7 +2345,7 @@ export function commands() {
       const a1 = u1 ?? null;
       let a2 = u2;
       if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
-        a2 = rt.int32(a2, false, "vkCmdBindShadingRateImageNV", "imageLayout");
+        a2 = rt.integer(a2, "u32", "vkCmdBindShadingRateImageNV", "imageLayout");
       }
       check(a0, a1, a2);
       fn(a0, a1, a2);
@@ -2418,7 +2418,7 @@ export function commands() {
         const a0 = u0;
         let a1 = u1;
         if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-          a1 = rt.int32(a1, false, "vkCmdBindTransformFeedbackBuffers2EXT", "firstBinding");
+          a1 = rt.integer(a1, "u32", "vkCmdBindTransformFeedbackBuffers2EXT", "firstBinding");
         }
         let e3;
         let a3;
@@ -2479,7 +2479,7 @@ export function commands() {
         const a0 = u0;
         let a1 = u1;
         if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-          a1 = rt.int32(a1, false, "vkCmdBindTransformFeedbackBuffersEXT", "firstBinding");
+          a1 = rt.integer(a1, "u32", "vkCmdBindTransformFeedbackBuffersEXT", "firstBinding");
         }
         let a3, e3;
         if (
@@ -2546,7 +2546,7 @@ export function commands() {
         const a0 = u0;
         let a1 = u1;
         if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-          a1 = rt.int32(a1, false, "vkCmdBindVertexBuffers", "firstBinding");
+          a1 = rt.integer(a1, "u32", "vkCmdBindVertexBuffers", "firstBinding");
         }
         let a3, e3;
         if (
@@ -2590,7 +2590,7 @@ export function commands() {
         const a0 = u0;
         let a1 = u1;
         if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-          a1 = rt.int32(a1, false, "vkCmdBindVertexBuffers2", "firstBinding");
+          a1 = rt.integer(a1, "u32", "vkCmdBindVertexBuffers2", "firstBinding");
         }
         let a3, e3;
         if (
@@ -2650,7 +2650,7 @@ export function commands() {
         const a0 = u0;
         let a1 = u1;
         if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-          a1 = rt.int32(a1, false, "vkCmdBindVertexBuffers3KHR", "firstBinding");
+          a1 = rt.integer(a1, "u32", "vkCmdBindVertexBuffers3KHR", "firstBinding");
         }
         let e3;
         let a3;
@@ -2714,12 +2714,12 @@ export function commands() {
         const a1 = u1;
         let a2 = u2;
         if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
-          a2 = rt.int32(a2, false, "vkCmdBlitImage", "srcImageLayout");
+          a2 = rt.integer(a2, "u32", "vkCmdBlitImage", "srcImageLayout");
         }
         const a3 = u3;
         let a4 = u4;
         if (typeof a4 !== "number" || a4 >>> 0 !== a4) {
-          a4 = rt.int32(a4, false, "vkCmdBlitImage", "dstImageLayout");
+          a4 = rt.integer(a4, "u32", "vkCmdBlitImage", "dstImageLayout");
         }
         let e6;
         let a6;
@@ -2737,7 +2737,7 @@ export function commands() {
           }
         } else a6 = rt.array(m, "struct", "VkImageBlit", u5, false, "vkCmdBlitImage", "pRegions", E0);
         let a7 = u6;
-        if (typeof a7 !== "number" || a7 >>> 0 !== a7) a7 = rt.int32(a7, false, "vkCmdBlitImage", "filter");
+        if (typeof a7 !== "number" || a7 >>> 0 !== a7) a7 = rt.integer(a7, "u32", "vkCmdBlitImage", "filter");
         const n5_0 = Array.isArray(u5) ? u5.length : rt.len(u5, "struct", "vkCmdBlitImage", "pRegions");
         const a5 = n5_0;
         check(a0, a1, a2, a3, a4, a5, a6, a7);
@@ -3265,7 +3265,7 @@ export function commands() {
         const a1 = u1;
         let a2 = u2;
         if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
-          a2 = rt.int32(a2, false, "vkCmdClearColorImage", "imageLayout");
+          a2 = rt.integer(a2, "u32", "vkCmdClearColorImage", "imageLayout");
         }
         let a3;
         if (typeof u3 === "object" && u3 !== null && !Array.isArray(u3) && u3 instanceof Object) {
@@ -3331,7 +3331,7 @@ export function commands() {
         const a1 = u1;
         let a2 = u2;
         if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
-          a2 = rt.int32(a2, false, "vkCmdClearDepthStencilImage", "imageLayout");
+          a2 = rt.integer(a2, "u32", "vkCmdClearDepthStencilImage", "imageLayout");
         }
         let a3;
         if (typeof u3 === "object" && u3 !== null && !Array.isArray(u3) && u3 instanceof Object) {
@@ -3579,7 +3579,7 @@ export function commands() {
       const a2 = u2;
       let a3 = u3;
       if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
-        a3 = rt.int32(a3, false, "vkCmdCopyAccelerationStructureNV", "mode");
+        a3 = rt.integer(a3, "u32", "vkCmdCopyAccelerationStructureNV", "mode");
       }
       check(a0, a1, a2, a3);
       fn(a0, a1, a2, a3);
@@ -3728,7 +3728,7 @@ export function commands() {
         const a2 = u2;
         let a3 = u3;
         if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
-          a3 = rt.int32(a3, false, "vkCmdCopyBufferToImage", "dstImageLayout");
+          a3 = rt.integer(a3, "u32", "vkCmdCopyBufferToImage", "dstImageLayout");
         }
         let e5;
         let a5;
@@ -3849,12 +3849,12 @@ export function commands() {
         const a1 = u1;
         let a2 = u2;
         if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
-          a2 = rt.int32(a2, false, "vkCmdCopyImage", "srcImageLayout");
+          a2 = rt.integer(a2, "u32", "vkCmdCopyImage", "srcImageLayout");
         }
         const a3 = u3;
         let a4 = u4;
         if (typeof a4 !== "number" || a4 >>> 0 !== a4) {
-          a4 = rt.int32(a4, false, "vkCmdCopyImage", "dstImageLayout");
+          a4 = rt.integer(a4, "u32", "vkCmdCopyImage", "dstImageLayout");
         }
         let e6;
         let a6;
@@ -3931,7 +3931,7 @@ export function commands() {
         const a1 = u1;
         let a2 = u2;
         if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
-          a2 = rt.int32(a2, false, "vkCmdCopyImageToBuffer", "srcImageLayout");
+          a2 = rt.integer(a2, "u32", "vkCmdCopyImageToBuffer", "srcImageLayout");
         }
         const a3 = u3;
         let e5;
@@ -4135,11 +4135,11 @@ export function commands() {
         : rt.wide(u1, false, "vkCmdCopyMemoryIndirectNV", "copyBufferAddress");
       let a2 = u2;
       if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
-        a2 = rt.int32(a2, false, "vkCmdCopyMemoryIndirectNV", "copyCount");
+        a2 = rt.integer(a2, "u32", "vkCmdCopyMemoryIndirectNV", "copyCount");
       }
       let a3 = u3;
       if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
-        a3 = rt.int32(a3, false, "vkCmdCopyMemoryIndirectNV", "stride");
+        a3 = rt.integer(a3, "u32", "vkCmdCopyMemoryIndirectNV", "stride");
       }
       check(a0, a1, a2, a3);
       fn(a0, a1, a2, a3);
@@ -4315,12 +4315,12 @@ export function commands() {
           : rt.wide(u1, false, "vkCmdCopyMemoryToImageIndirectNV", "copyBufferAddress");
         let a3 = u2;
         if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
-          a3 = rt.int32(a3, false, "vkCmdCopyMemoryToImageIndirectNV", "stride");
+          a3 = rt.integer(a3, "u32", "vkCmdCopyMemoryToImageIndirectNV", "stride");
         }
         const a4 = u3;
         let a5 = u4;
         if (typeof a5 !== "number" || a5 >>> 0 !== a5) {
-          a5 = rt.int32(a5, false, "vkCmdCopyMemoryToImageIndirectNV", "dstImageLayout");
+          a5 = rt.integer(a5, "u32", "vkCmdCopyMemoryToImageIndirectNV", "dstImageLayout");
         }
         let e6;
         let a6;
@@ -4563,18 +4563,18 @@ export function commands() {
       const a1 = u1;
       let a2 = u2;
       if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
-        a2 = rt.int32(a2, false, "vkCmdCopyQueryPoolResults", "firstQuery");
+        a2 = rt.integer(a2, "u32", "vkCmdCopyQueryPoolResults", "firstQuery");
       }
       let a3 = u3;
       if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
-        a3 = rt.int32(a3, false, "vkCmdCopyQueryPoolResults", "queryCount");
+        a3 = rt.integer(a3, "u32", "vkCmdCopyQueryPoolResults", "queryCount");
       }
       const a4 = u4;
       const a5 = typeof u5 === "bigint" ? u5 : rt.wide(u5, false, "vkCmdCopyQueryPoolResults", "dstOffset");
       const a6 = typeof u6 === "bigint" ? u6 : rt.wide(u6, false, "vkCmdCopyQueryPoolResults", "stride");
       let a7 = u7 ?? 0;
       if (typeof a7 !== "number" || a7 >>> 0 !== a7) {
-        a7 = rt.int32(a7, false, "vkCmdCopyQueryPoolResults", "flags");
+        a7 = rt.integer(a7, "u32", "vkCmdCopyQueryPoolResults", "flags");
       }
       check(a0, a1, a2, a3, a4, a5, a6, a7);
       fn(a0, a1, a2, a3, a4, a5, a6, a7);
@@ -4598,11 +4598,11 @@ export function commands() {
         const a1 = u1;
         let a2 = u2;
         if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
-          a2 = rt.int32(a2, false, "vkCmdCopyQueryPoolResultsToMemoryKHR", "firstQuery");
+          a2 = rt.integer(a2, "u32", "vkCmdCopyQueryPoolResultsToMemoryKHR", "firstQuery");
         }
         let a3 = u3;
         if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
-          a3 = rt.int32(a3, false, "vkCmdCopyQueryPoolResultsToMemoryKHR", "queryCount");
+          a3 = rt.integer(a3, "u32", "vkCmdCopyQueryPoolResultsToMemoryKHR", "queryCount");
         }
         let a4;
         if (typeof u4 === "object" && u4 !== null && !Array.isArray(u4) && u4 instanceof Object) {
@@ -4634,11 +4634,11 @@ export function commands() {
           );}
         let a5 = u5 ?? 0;
         if (typeof a5 !== "number" || a5 >>> 0 !== a5) {
-          a5 = rt.int32(a5, false, "vkCmdCopyQueryPoolResultsToMemoryKHR", "dstFlags");
+          a5 = rt.integer(a5, "u32", "vkCmdCopyQueryPoolResultsToMemoryKHR", "dstFlags");
         }
         let a6 = u6 ?? 0;
         if (typeof a6 !== "number" || a6 >>> 0 !== a6) {
-          a6 = rt.int32(a6, false, "vkCmdCopyQueryPoolResultsToMemoryKHR", "queryResultFlags");
+          a6 = rt.integer(a6, "u32", "vkCmdCopyQueryPoolResultsToMemoryKHR", "queryResultFlags");
         }
         check(a0, a1, a2, a3, a4, a5, a6);
         fn(a0, a1, a2, a3, a4, a5, a6);
@@ -4998,11 +4998,11 @@ export function commands() {
         : rt.wide(u3, false, "vkCmdDecompressMemoryIndirectCountEXT", "indirectCommandsCountAddress");
       let a4 = u4;
       if (typeof a4 !== "number" || a4 >>> 0 !== a4) {
-        a4 = rt.int32(a4, false, "vkCmdDecompressMemoryIndirectCountEXT", "maxDecompressionCount");
+        a4 = rt.integer(a4, "u32", "vkCmdDecompressMemoryIndirectCountEXT", "maxDecompressionCount");
       }
       let a5 = u5;
       if (typeof a5 !== "number" || a5 >>> 0 !== a5) {
-        a5 = rt.int32(a5, false, "vkCmdDecompressMemoryIndirectCountEXT", "stride");
+        a5 = rt.integer(a5, "u32", "vkCmdDecompressMemoryIndirectCountEXT", "stride");
       }
       check(a0, a1, a2, a3, a4, a5);
       fn(a0, a1, a2, a3, a4, a5);
@@ -5027,7 +5027,7 @@ export function commands() {
         : rt.wide(u2, false, "vkCmdDecompressMemoryIndirectCountNV", "indirectCommandsCountAddress");
       let a3 = u3;
       if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
-        a3 = rt.int32(a3, false, "vkCmdDecompressMemoryIndirectCountNV", "stride");
+        a3 = rt.integer(a3, "u32", "vkCmdDecompressMemoryIndirectCountNV", "stride");
       }
       check(a0, a1, a2, a3);
       fn(a0, a1, a2, a3);
@@ -5104,11 +5104,17 @@ export function commands() {
       }
       const a0 = u0;
       let a1 = u1;
-      if (typeof a1 !== "number" || a1 >>> 0 !== a1) a1 = rt.int32(a1, false, "vkCmdDispatch", "groupCountX");
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+        a1 = rt.integer(a1, "u32", "vkCmdDispatch", "groupCountX");
+      }
       let a2 = u2;
-      if (typeof a2 !== "number" || a2 >>> 0 !== a2) a2 = rt.int32(a2, false, "vkCmdDispatch", "groupCountY");
+      if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
+        a2 = rt.integer(a2, "u32", "vkCmdDispatch", "groupCountY");
+      }
       let a3 = u3;
-      if (typeof a3 !== "number" || a3 >>> 0 !== a3) a3 = rt.int32(a3, false, "vkCmdDispatch", "groupCountZ");
+      if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
+        a3 = rt.integer(a3, "u32", "vkCmdDispatch", "groupCountZ");
+      }
       check(a0, a1, a2, a3);
       fn(a0, a1, a2, a3);
     };
@@ -5126,27 +5132,27 @@ export function commands() {
       const a0 = u0;
       let a1 = u1;
       if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-        a1 = rt.int32(a1, false, "vkCmdDispatchBase", "baseGroupX");
+        a1 = rt.integer(a1, "u32", "vkCmdDispatchBase", "baseGroupX");
       }
       let a2 = u2;
       if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
-        a2 = rt.int32(a2, false, "vkCmdDispatchBase", "baseGroupY");
+        a2 = rt.integer(a2, "u32", "vkCmdDispatchBase", "baseGroupY");
       }
       let a3 = u3;
       if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
-        a3 = rt.int32(a3, false, "vkCmdDispatchBase", "baseGroupZ");
+        a3 = rt.integer(a3, "u32", "vkCmdDispatchBase", "baseGroupZ");
       }
       let a4 = u4;
       if (typeof a4 !== "number" || a4 >>> 0 !== a4) {
-        a4 = rt.int32(a4, false, "vkCmdDispatchBase", "groupCountX");
+        a4 = rt.integer(a4, "u32", "vkCmdDispatchBase", "groupCountX");
       }
       let a5 = u5;
       if (typeof a5 !== "number" || a5 >>> 0 !== a5) {
-        a5 = rt.int32(a5, false, "vkCmdDispatchBase", "groupCountY");
+        a5 = rt.integer(a5, "u32", "vkCmdDispatchBase", "groupCountY");
       }
       let a6 = u6;
       if (typeof a6 !== "number" || a6 >>> 0 !== a6) {
-        a6 = rt.int32(a6, false, "vkCmdDispatchBase", "groupCountZ");
+        a6 = rt.integer(a6, "u32", "vkCmdDispatchBase", "groupCountZ");
       }
       check(a0, a1, a2, a3, a4, a5, a6);
       fn(a0, a1, a2, a3, a4, a5, a6);
@@ -5464,13 +5470,13 @@ export function commands() {
       }
       const a0 = u0;
       let a1 = u1;
-      if (typeof a1 !== "number" || a1 >>> 0 !== a1) a1 = rt.int32(a1, false, "vkCmdDraw", "vertexCount");
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) a1 = rt.integer(a1, "u32", "vkCmdDraw", "vertexCount");
       let a2 = u2;
-      if (typeof a2 !== "number" || a2 >>> 0 !== a2) a2 = rt.int32(a2, false, "vkCmdDraw", "instanceCount");
+      if (typeof a2 !== "number" || a2 >>> 0 !== a2) a2 = rt.integer(a2, "u32", "vkCmdDraw", "instanceCount");
       let a3 = u3;
-      if (typeof a3 !== "number" || a3 >>> 0 !== a3) a3 = rt.int32(a3, false, "vkCmdDraw", "firstVertex");
+      if (typeof a3 !== "number" || a3 >>> 0 !== a3) a3 = rt.integer(a3, "u32", "vkCmdDraw", "firstVertex");
       let a4 = u4;
-      if (typeof a4 !== "number" || a4 >>> 0 !== a4) a4 = rt.int32(a4, false, "vkCmdDraw", "firstInstance");
+      if (typeof a4 !== "number" || a4 >>> 0 !== a4) a4 = rt.integer(a4, "u32", "vkCmdDraw", "firstInstance");
       check(a0, a1, a2, a3, a4);
       fn(a0, a1, a2, a3, a4);
     };
@@ -5488,15 +5494,15 @@ export function commands() {
       const a0 = u0;
       let a1 = u1;
       if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-        a1 = rt.int32(a1, false, "vkCmdDrawClusterHUAWEI", "groupCountX");
+        a1 = rt.integer(a1, "u32", "vkCmdDrawClusterHUAWEI", "groupCountX");
       }
       let a2 = u2;
       if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
-        a2 = rt.int32(a2, false, "vkCmdDrawClusterHUAWEI", "groupCountY");
+        a2 = rt.integer(a2, "u32", "vkCmdDrawClusterHUAWEI", "groupCountY");
       }
       let a3 = u3;
       if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
-        a3 = rt.int32(a3, false, "vkCmdDrawClusterHUAWEI", "groupCountZ");
+        a3 = rt.integer(a3, "u32", "vkCmdDrawClusterHUAWEI", "groupCountZ");
       }
       check(a0, a1, a2, a3);
       fn(a0, a1, a2, a3);
@@ -5532,23 +5538,23 @@ export function commands() {
       const a0 = u0;
       let a1 = u1;
       if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-        a1 = rt.int32(a1, false, "vkCmdDrawIndexed", "indexCount");
+        a1 = rt.integer(a1, "u32", "vkCmdDrawIndexed", "indexCount");
       }
       let a2 = u2;
       if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
-        a2 = rt.int32(a2, false, "vkCmdDrawIndexed", "instanceCount");
+        a2 = rt.integer(a2, "u32", "vkCmdDrawIndexed", "instanceCount");
       }
       let a3 = u3;
       if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
-        a3 = rt.int32(a3, false, "vkCmdDrawIndexed", "firstIndex");
+        a3 = rt.integer(a3, "u32", "vkCmdDrawIndexed", "firstIndex");
       }
       let a4 = u4;
       if (typeof a4 !== "number" || (a4 | 0) !== a4) {
-        a4 = rt.int32(a4, true, "vkCmdDrawIndexed", "vertexOffset");
+        a4 = rt.integer(a4, "i32", "vkCmdDrawIndexed", "vertexOffset");
       }
       let a5 = u5;
       if (typeof a5 !== "number" || a5 >>> 0 !== a5) {
-        a5 = rt.int32(a5, false, "vkCmdDrawIndexed", "firstInstance");
+        a5 = rt.integer(a5, "u32", "vkCmdDrawIndexed", "firstInstance");
       }
       check(a0, a1, a2, a3, a4, a5);
       fn(a0, a1, a2, a3, a4, a5);
@@ -5569,11 +5575,11 @@ export function commands() {
       const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, "vkCmdDrawIndexedIndirect", "offset");
       let a3 = u3;
       if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
-        a3 = rt.int32(a3, false, "vkCmdDrawIndexedIndirect", "drawCount");
+        a3 = rt.integer(a3, "u32", "vkCmdDrawIndexedIndirect", "drawCount");
       }
       let a4 = u4;
       if (typeof a4 !== "number" || a4 >>> 0 !== a4) {
-        a4 = rt.int32(a4, false, "vkCmdDrawIndexedIndirect", "stride");
+        a4 = rt.integer(a4, "u32", "vkCmdDrawIndexedIndirect", "stride");
       }
       check(a0, a1, a2, a3, a4);
       fn(a0, a1, a2, a3, a4);
@@ -5648,11 +5654,11 @@ export function commands() {
         : rt.wide(u4, false, "vkCmdDrawIndexedIndirectCount", "countBufferOffset");
       let a5 = u5;
       if (typeof a5 !== "number" || a5 >>> 0 !== a5) {
-        a5 = rt.int32(a5, false, "vkCmdDrawIndexedIndirectCount", "maxDrawCount");
+        a5 = rt.integer(a5, "u32", "vkCmdDrawIndexedIndirectCount", "maxDrawCount");
       }
       let a6 = u6;
       if (typeof a6 !== "number" || a6 >>> 0 !== a6) {
-        a6 = rt.int32(a6, false, "vkCmdDrawIndexedIndirectCount", "stride");
+        a6 = rt.integer(a6, "u32", "vkCmdDrawIndexedIndirectCount", "stride");
       }
       check(a0, a1, a2, a3, a4, a5, a6);
       fn(a0, a1, a2, a3, a4, a5, a6);
@@ -5723,10 +5729,12 @@ export function commands() {
       const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, "vkCmdDrawIndirect", "offset");
       let a3 = u3;
       if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
-        a3 = rt.int32(a3, false, "vkCmdDrawIndirect", "drawCount");
+        a3 = rt.integer(a3, "u32", "vkCmdDrawIndirect", "drawCount");
       }
       let a4 = u4;
-      if (typeof a4 !== "number" || a4 >>> 0 !== a4) a4 = rt.int32(a4, false, "vkCmdDrawIndirect", "stride");
+      if (typeof a4 !== "number" || a4 >>> 0 !== a4) {
+        a4 = rt.integer(a4, "u32", "vkCmdDrawIndirect", "stride");
+      }
       check(a0, a1, a2, a3, a4);
       fn(a0, a1, a2, a3, a4);
     };
@@ -5781,11 +5789,11 @@ export function commands() {
         const a0 = u0;
         let a1 = u1;
         if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-          a1 = rt.int32(a1, false, "vkCmdDrawIndirectByteCount2EXT", "instanceCount");
+          a1 = rt.integer(a1, "u32", "vkCmdDrawIndirectByteCount2EXT", "instanceCount");
         }
         let a2 = u2;
         if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
-          a2 = rt.int32(a2, false, "vkCmdDrawIndirectByteCount2EXT", "firstInstance");
+          a2 = rt.integer(a2, "u32", "vkCmdDrawIndirectByteCount2EXT", "firstInstance");
         }
         let a3;
         if (typeof u3 === "object" && u3 !== null && !Array.isArray(u3) && u3 instanceof Object) {
@@ -5817,11 +5825,11 @@ export function commands() {
           );}
         let a4 = u4;
         if (typeof a4 !== "number" || a4 >>> 0 !== a4) {
-          a4 = rt.int32(a4, false, "vkCmdDrawIndirectByteCount2EXT", "counterOffset");
+          a4 = rt.integer(a4, "u32", "vkCmdDrawIndirectByteCount2EXT", "counterOffset");
         }
         let a5 = u5;
         if (typeof a5 !== "number" || a5 >>> 0 !== a5) {
-          a5 = rt.int32(a5, false, "vkCmdDrawIndirectByteCount2EXT", "vertexStride");
+          a5 = rt.integer(a5, "u32", "vkCmdDrawIndirectByteCount2EXT", "vertexStride");
         }
         check(a0, a1, a2, a3, a4, a5);
         fn(a0, a1, a2, a3, a4, a5);
@@ -5843,11 +5851,11 @@ export function commands() {
       const a0 = u0;
       let a1 = u1;
       if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-        a1 = rt.int32(a1, false, "vkCmdDrawIndirectByteCountEXT", "instanceCount");
+        a1 = rt.integer(a1, "u32", "vkCmdDrawIndirectByteCountEXT", "instanceCount");
       }
       let a2 = u2;
       if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
-        a2 = rt.int32(a2, false, "vkCmdDrawIndirectByteCountEXT", "firstInstance");
+        a2 = rt.integer(a2, "u32", "vkCmdDrawIndirectByteCountEXT", "firstInstance");
       }
       const a3 = u3;
       const a4 = typeof u4 === "bigint"
@@ -5855,11 +5863,11 @@ export function commands() {
         : rt.wide(u4, false, "vkCmdDrawIndirectByteCountEXT", "counterBufferOffset");
       let a5 = u5;
       if (typeof a5 !== "number" || a5 >>> 0 !== a5) {
-        a5 = rt.int32(a5, false, "vkCmdDrawIndirectByteCountEXT", "counterOffset");
+        a5 = rt.integer(a5, "u32", "vkCmdDrawIndirectByteCountEXT", "counterOffset");
       }
       let a6 = u6;
       if (typeof a6 !== "number" || a6 >>> 0 !== a6) {
-        a6 = rt.int32(a6, false, "vkCmdDrawIndirectByteCountEXT", "vertexStride");
+        a6 = rt.integer(a6, "u32", "vkCmdDrawIndirectByteCountEXT", "vertexStride");
       }
       check(a0, a1, a2, a3, a4, a5, a6);
       fn(a0, a1, a2, a3, a4, a5, a6);
@@ -5884,11 +5892,11 @@ export function commands() {
         : rt.wide(u4, false, "vkCmdDrawIndirectCount", "countBufferOffset");
       let a5 = u5;
       if (typeof a5 !== "number" || a5 >>> 0 !== a5) {
-        a5 = rt.int32(a5, false, "vkCmdDrawIndirectCount", "maxDrawCount");
+        a5 = rt.integer(a5, "u32", "vkCmdDrawIndirectCount", "maxDrawCount");
       }
       let a6 = u6;
       if (typeof a6 !== "number" || a6 >>> 0 !== a6) {
-        a6 = rt.int32(a6, false, "vkCmdDrawIndirectCount", "stride");
+        a6 = rt.integer(a6, "u32", "vkCmdDrawIndirectCount", "stride");
       }
       check(a0, a1, a2, a3, a4, a5, a6);
       fn(a0, a1, a2, a3, a4, a5, a6);
@@ -5957,15 +5965,15 @@ export function commands() {
       const a0 = u0;
       let a1 = u1;
       if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-        a1 = rt.int32(a1, false, "vkCmdDrawMeshTasksEXT", "groupCountX");
+        a1 = rt.integer(a1, "u32", "vkCmdDrawMeshTasksEXT", "groupCountX");
       }
       let a2 = u2;
       if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
-        a2 = rt.int32(a2, false, "vkCmdDrawMeshTasksEXT", "groupCountY");
+        a2 = rt.integer(a2, "u32", "vkCmdDrawMeshTasksEXT", "groupCountY");
       }
       let a3 = u3;
       if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
-        a3 = rt.int32(a3, false, "vkCmdDrawMeshTasksEXT", "groupCountZ");
+        a3 = rt.integer(a3, "u32", "vkCmdDrawMeshTasksEXT", "groupCountZ");
       }
       check(a0, a1, a2, a3);
       fn(a0, a1, a2, a3);
@@ -6092,11 +6100,11 @@ export function commands() {
         : rt.wide(u4, false, "vkCmdDrawMeshTasksIndirectCountEXT", "countBufferOffset");
       let a5 = u5;
       if (typeof a5 !== "number" || a5 >>> 0 !== a5) {
-        a5 = rt.int32(a5, false, "vkCmdDrawMeshTasksIndirectCountEXT", "maxDrawCount");
+        a5 = rt.integer(a5, "u32", "vkCmdDrawMeshTasksIndirectCountEXT", "maxDrawCount");
       }
       let a6 = u6;
       if (typeof a6 !== "number" || a6 >>> 0 !== a6) {
-        a6 = rt.int32(a6, false, "vkCmdDrawMeshTasksIndirectCountEXT", "stride");
+        a6 = rt.integer(a6, "u32", "vkCmdDrawMeshTasksIndirectCountEXT", "stride");
       }
       check(a0, a1, a2, a3, a4, a5, a6);
       fn(a0, a1, a2, a3, a4, a5, a6);
@@ -6123,11 +6131,11 @@ export function commands() {
         : rt.wide(u4, false, "vkCmdDrawMeshTasksIndirectCountNV", "countBufferOffset");
       let a5 = u5;
       if (typeof a5 !== "number" || a5 >>> 0 !== a5) {
-        a5 = rt.int32(a5, false, "vkCmdDrawMeshTasksIndirectCountNV", "maxDrawCount");
+        a5 = rt.integer(a5, "u32", "vkCmdDrawMeshTasksIndirectCountNV", "maxDrawCount");
       }
       let a6 = u6;
       if (typeof a6 !== "number" || a6 >>> 0 !== a6) {
-        a6 = rt.int32(a6, false, "vkCmdDrawMeshTasksIndirectCountNV", "stride");
+        a6 = rt.integer(a6, "u32", "vkCmdDrawMeshTasksIndirectCountNV", "stride");
       }
       check(a0, a1, a2, a3, a4, a5, a6);
       fn(a0, a1, a2, a3, a4, a5, a6);
@@ -6148,11 +6156,11 @@ export function commands() {
       const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, "vkCmdDrawMeshTasksIndirectEXT", "offset");
       let a3 = u3;
       if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
-        a3 = rt.int32(a3, false, "vkCmdDrawMeshTasksIndirectEXT", "drawCount");
+        a3 = rt.integer(a3, "u32", "vkCmdDrawMeshTasksIndirectEXT", "drawCount");
       }
       let a4 = u4;
       if (typeof a4 !== "number" || a4 >>> 0 !== a4) {
-        a4 = rt.int32(a4, false, "vkCmdDrawMeshTasksIndirectEXT", "stride");
+        a4 = rt.integer(a4, "u32", "vkCmdDrawMeshTasksIndirectEXT", "stride");
       }
       check(a0, a1, a2, a3, a4);
       fn(a0, a1, a2, a3, a4);
@@ -6173,11 +6181,11 @@ export function commands() {
       const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, "vkCmdDrawMeshTasksIndirectNV", "offset");
       let a3 = u3;
       if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
-        a3 = rt.int32(a3, false, "vkCmdDrawMeshTasksIndirectNV", "drawCount");
+        a3 = rt.integer(a3, "u32", "vkCmdDrawMeshTasksIndirectNV", "drawCount");
       }
       let a4 = u4;
       if (typeof a4 !== "number" || a4 >>> 0 !== a4) {
-        a4 = rt.int32(a4, false, "vkCmdDrawMeshTasksIndirectNV", "stride");
+        a4 = rt.integer(a4, "u32", "vkCmdDrawMeshTasksIndirectNV", "stride");
       }
       check(a0, a1, a2, a3, a4);
       fn(a0, a1, a2, a3, a4);
@@ -6196,11 +6204,11 @@ export function commands() {
       const a0 = u0;
       let a1 = u1;
       if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-        a1 = rt.int32(a1, false, "vkCmdDrawMeshTasksNV", "taskCount");
+        a1 = rt.integer(a1, "u32", "vkCmdDrawMeshTasksNV", "taskCount");
       }
       let a2 = u2;
       if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
-        a2 = rt.int32(a2, false, "vkCmdDrawMeshTasksNV", "firstTask");
+        a2 = rt.integer(a2, "u32", "vkCmdDrawMeshTasksNV", "firstTask");
       }
       check(a0, a1, a2);
       fn(a0, a1, a2);
@@ -6247,15 +6255,15 @@ export function commands() {
           );}
         let a3 = u2;
         if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
-          a3 = rt.int32(a3, false, "vkCmdDrawMultiEXT", "instanceCount");
+          a3 = rt.integer(a3, "u32", "vkCmdDrawMultiEXT", "instanceCount");
         }
         let a4 = u3;
         if (typeof a4 !== "number" || a4 >>> 0 !== a4) {
-          a4 = rt.int32(a4, false, "vkCmdDrawMultiEXT", "firstInstance");
+          a4 = rt.integer(a4, "u32", "vkCmdDrawMultiEXT", "firstInstance");
         }
         let a5 = u4;
         if (typeof a5 !== "number" || a5 >>> 0 !== a5) {
-          a5 = rt.int32(a5, false, "vkCmdDrawMultiEXT", "stride");
+          a5 = rt.integer(a5, "u32", "vkCmdDrawMultiEXT", "stride");
         }
         const n1_0 = Array.isArray(u1) ? u1.length : rt.len(u1, "struct", "vkCmdDrawMultiEXT", "pVertexInfo");
         const a1 = n1_0;
@@ -6316,15 +6324,15 @@ export function commands() {
           );}
         let a3 = u2;
         if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
-          a3 = rt.int32(a3, false, "vkCmdDrawMultiIndexedEXT", "instanceCount");
+          a3 = rt.integer(a3, "u32", "vkCmdDrawMultiIndexedEXT", "instanceCount");
         }
         let a4 = u3;
         if (typeof a4 !== "number" || a4 >>> 0 !== a4) {
-          a4 = rt.int32(a4, false, "vkCmdDrawMultiIndexedEXT", "firstInstance");
+          a4 = rt.integer(a4, "u32", "vkCmdDrawMultiIndexedEXT", "firstInstance");
         }
         let a5 = u4;
         if (typeof a5 !== "number" || a5 >>> 0 !== a5) {
-          a5 = rt.int32(a5, false, "vkCmdDrawMultiIndexedEXT", "stride");
+          a5 = rt.integer(a5, "u32", "vkCmdDrawMultiIndexedEXT", "stride");
         }
         const a6 = u5 ?? null;
         const n1_0 = Array.isArray(u1)
@@ -6415,7 +6423,7 @@ export function commands() {
       const a1 = u1;
       let a2 = u2;
       if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
-        a2 = rt.int32(a2, false, "vkCmdEndGpaSampleAMD", "sampleID");
+        a2 = rt.integer(a2, "u32", "vkCmdEndGpaSampleAMD", "sampleID");
       }
       check(a0, a1, a2);
       fn(a0, a1, a2);
@@ -6501,7 +6509,7 @@ export function commands() {
       const a0 = u0;
       const a1 = u1;
       let a2 = u2;
-      if (typeof a2 !== "number" || a2 >>> 0 !== a2) a2 = rt.int32(a2, false, "vkCmdEndQuery", "query");
+      if (typeof a2 !== "number" || a2 >>> 0 !== a2) a2 = rt.integer(a2, "u32", "vkCmdEndQuery", "query");
       check(a0, a1, a2);
       fn(a0, a1, a2);
     };
@@ -6520,11 +6528,11 @@ export function commands() {
       const a1 = u1;
       let a2 = u2;
       if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
-        a2 = rt.int32(a2, false, "vkCmdEndQueryIndexedEXT", "query");
+        a2 = rt.integer(a2, "u32", "vkCmdEndQueryIndexedEXT", "query");
       }
       let a3 = u3;
       if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
-        a3 = rt.int32(a3, false, "vkCmdEndQueryIndexedEXT", "index");
+        a3 = rt.integer(a3, "u32", "vkCmdEndQueryIndexedEXT", "index");
       }
       check(a0, a1, a2, a3);
       fn(a0, a1, a2, a3);
@@ -6675,7 +6683,7 @@ export function commands() {
         const a0 = u0;
         let a1 = u1;
         if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-          a1 = rt.int32(a1, false, "vkCmdEndTransformFeedback2EXT", "firstCounterRange");
+          a1 = rt.integer(a1, "u32", "vkCmdEndTransformFeedback2EXT", "firstCounterRange");
         }
         let e3;
         let a3;
@@ -6736,7 +6744,7 @@ export function commands() {
         const a0 = u0;
         let a1 = u1;
         if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-          a1 = rt.int32(a1, false, "vkCmdEndTransformFeedbackEXT", "firstCounterBuffer");
+          a1 = rt.integer(a1, "u32", "vkCmdEndTransformFeedbackEXT", "firstCounterBuffer");
         }
         let a3, e3;
         if (
@@ -6996,7 +7004,7 @@ export function commands() {
       const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, "vkCmdFillBuffer", "dstOffset");
       const a3 = typeof u3 === "bigint" ? u3 : rt.wide(u3, false, "vkCmdFillBuffer", "size");
       let a4 = u4;
-      if (typeof a4 !== "number" || a4 >>> 0 !== a4) a4 = rt.int32(a4, false, "vkCmdFillBuffer", "data");
+      if (typeof a4 !== "number" || a4 >>> 0 !== a4) a4 = rt.integer(a4, "u32", "vkCmdFillBuffer", "data");
       check(a0, a1, a2, a3, a4);
       fn(a0, a1, a2, a3, a4);
     };
@@ -7029,10 +7037,12 @@ export function commands() {
         } else a1 = rt.struct(m, E0, "VkDeviceAddressRangeKHR", u1, false, "vkCmdFillMemoryKHR", "pDstRange");
         let a2 = u2 ?? 0;
         if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
-          a2 = rt.int32(a2, false, "vkCmdFillMemoryKHR", "dstFlags");
+          a2 = rt.integer(a2, "u32", "vkCmdFillMemoryKHR", "dstFlags");
         }
         let a3 = u3;
-        if (typeof a3 !== "number" || a3 >>> 0 !== a3) a3 = rt.int32(a3, false, "vkCmdFillMemoryKHR", "data");
+        if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
+          a3 = rt.integer(a3, "u32", "vkCmdFillMemoryKHR", "data");
+        }
         check(a0, a1, a2, a3);
         fn(a0, a1, a2, a3);
       } finally {
@@ -7124,7 +7134,9 @@ export function commands() {
       }
       const a0 = u0;
       let a1 = u1;
-      if (typeof a1 !== "number" || a1 >>> 0 !== a1) a1 = rt.int32(a1, false, "vkCmdNextSubpass", "contents");
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+        a1 = rt.integer(a1, "u32", "vkCmdNextSubpass", "contents");
+      }
       check(a0, a1);
       fn(a0, a1);
     };
@@ -7264,15 +7276,15 @@ export function commands() {
         const a0 = u0;
         let a1 = u1 ?? 0;
         if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-          a1 = rt.int32(a1, false, "vkCmdPipelineBarrier", "srcStageMask");
+          a1 = rt.integer(a1, "u32", "vkCmdPipelineBarrier", "srcStageMask");
         }
         let a2 = u2 ?? 0;
         if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
-          a2 = rt.int32(a2, false, "vkCmdPipelineBarrier", "dstStageMask");
+          a2 = rt.integer(a2, "u32", "vkCmdPipelineBarrier", "dstStageMask");
         }
         let a3 = u3 ?? 0;
         if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
-          a3 = rt.int32(a3, false, "vkCmdPipelineBarrier", "dependencyFlags");
+          a3 = rt.integer(a3, "u32", "vkCmdPipelineBarrier", "dependencyFlags");
         }
         let e5;
         let a5;
@@ -7551,11 +7563,11 @@ export function commands() {
         const a1 = u1;
         let a2 = u2;
         if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
-          a2 = rt.int32(a2, false, "vkCmdPushConstants", "stageFlags");
+          a2 = rt.integer(a2, "u32", "vkCmdPushConstants", "stageFlags");
         }
         let a3 = u3;
         if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
-          a3 = rt.int32(a3, false, "vkCmdPushConstants", "offset");
+          a3 = rt.integer(a3, "u32", "vkCmdPushConstants", "offset");
         }
         let a5;
         if (u4 instanceof Uint8Array && m.top + u4.byteLength + 8 <= m.size) {
@@ -7674,12 +7686,12 @@ export function commands() {
         const a0 = u0;
         let a1 = u1;
         if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-          a1 = rt.int32(a1, false, "vkCmdPushDescriptorSet", "pipelineBindPoint");
+          a1 = rt.integer(a1, "u32", "vkCmdPushDescriptorSet", "pipelineBindPoint");
         }
         const a2 = u2;
         let a3 = u3;
         if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
-          a3 = rt.int32(a3, false, "vkCmdPushDescriptorSet", "set");
+          a3 = rt.integer(a3, "u32", "vkCmdPushDescriptorSet", "set");
         }
         let e5;
         let a5;
@@ -7792,7 +7804,7 @@ export function commands() {
         const a2 = u2;
         let a3 = u3;
         if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
-          a3 = rt.int32(a3, false, "vkCmdPushDescriptorSetWithTemplate", "set");
+          a3 = rt.integer(a3, "u32", "vkCmdPushDescriptorSetWithTemplate", "set");
         }
         let a4;
         if (u4 instanceof Uint8Array && m.top + u4.byteLength + 8 <= m.size) {
@@ -7870,7 +7882,9 @@ export function commands() {
       const a0 = u0;
       const a1 = u1;
       let a2 = u2 ?? 0;
-      if (typeof a2 !== "number" || a2 >>> 0 !== a2) a2 = rt.int32(a2, false, "vkCmdResetEvent", "stageMask");
+      if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
+        a2 = rt.integer(a2, "u32", "vkCmdResetEvent", "stageMask");
+      }
       check(a0, a1, a2);
       fn(a0, a1, a2);
     };
@@ -7906,11 +7920,11 @@ export function commands() {
       const a1 = u1;
       let a2 = u2;
       if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
-        a2 = rt.int32(a2, false, "vkCmdResetQueryPool", "firstQuery");
+        a2 = rt.integer(a2, "u32", "vkCmdResetQueryPool", "firstQuery");
       }
       let a3 = u3;
       if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
-        a3 = rt.int32(a3, false, "vkCmdResetQueryPool", "queryCount");
+        a3 = rt.integer(a3, "u32", "vkCmdResetQueryPool", "queryCount");
       }
       check(a0, a1, a2, a3);
       fn(a0, a1, a2, a3);
@@ -7934,12 +7948,12 @@ export function commands() {
         const a1 = u1;
         let a2 = u2;
         if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
-          a2 = rt.int32(a2, false, "vkCmdResolveImage", "srcImageLayout");
+          a2 = rt.integer(a2, "u32", "vkCmdResolveImage", "srcImageLayout");
         }
         const a3 = u3;
         let a4 = u4;
         if (typeof a4 !== "number" || a4 >>> 0 !== a4) {
-          a4 = rt.int32(a4, false, "vkCmdResolveImage", "dstImageLayout");
+          a4 = rt.integer(a4, "u32", "vkCmdResolveImage", "dstImageLayout");
         }
         let e6;
         let a6;
@@ -8060,7 +8074,7 @@ export function commands() {
       const a0 = u0;
       let a1 = u1 ?? 0;
       if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-        a1 = rt.int32(a1, false, "vkCmdSetAttachmentFeedbackLoopEnableEXT", "aspectMask");
+        a1 = rt.integer(a1, "u32", "vkCmdSetAttachmentFeedbackLoopEnableEXT", "aspectMask");
       }
       check(a0, a1);
       fn(a0, a1);
@@ -8130,7 +8144,7 @@ export function commands() {
         const a0 = u0;
         let a1 = u1;
         if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-          a1 = rt.int32(a1, false, "vkCmdSetCoarseSampleOrderNV", "sampleOrderType");
+          a1 = rt.integer(a1, "u32", "vkCmdSetCoarseSampleOrderNV", "sampleOrderType");
         }
         let e3;
         let a3;
@@ -8193,7 +8207,7 @@ export function commands() {
         const a0 = u0;
         let a1 = u1;
         if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-          a1 = rt.int32(a1, false, "vkCmdSetColorBlendAdvancedEXT", "firstAttachment");
+          a1 = rt.integer(a1, "u32", "vkCmdSetColorBlendAdvancedEXT", "firstAttachment");
         }
         let e3;
         let a3;
@@ -8254,7 +8268,7 @@ export function commands() {
         const a0 = u0;
         let a1 = u1;
         if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-          a1 = rt.int32(a1, false, "vkCmdSetColorBlendEnableEXT", "firstAttachment");
+          a1 = rt.integer(a1, "u32", "vkCmdSetColorBlendEnableEXT", "firstAttachment");
         }
         const a3 = rt.array(
           m,
@@ -8293,7 +8307,7 @@ export function commands() {
         const a0 = u0;
         let a1 = u1;
         if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-          a1 = rt.int32(a1, false, "vkCmdSetColorBlendEquationEXT", "firstAttachment");
+          a1 = rt.integer(a1, "u32", "vkCmdSetColorBlendEquationEXT", "firstAttachment");
         }
         let e3;
         let a3;
@@ -8387,7 +8401,7 @@ export function commands() {
         const a0 = u0;
         let a1 = u1;
         if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-          a1 = rt.int32(a1, false, "vkCmdSetColorWriteMaskEXT", "firstAttachment");
+          a1 = rt.integer(a1, "u32", "vkCmdSetColorWriteMaskEXT", "firstAttachment");
         }
         let a3;
         if (u2 instanceof Uint32Array && u2.length <= 16 && m.top + 72 <= m.size) {
@@ -8469,7 +8483,12 @@ export function commands() {
       const a0 = u0;
       let a1 = u1;
       if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-        a1 = rt.int32(a1, false, "vkCmdSetConservativeRasterizationModeEXT", "conservativeRasterizationMode");
+        a1 = rt.integer(
+          a1,
+          "u32",
+          "vkCmdSetConservativeRasterizationModeEXT",
+          "conservativeRasterizationMode",
+        );
       }
       check(a0, a1);
       fn(a0, a1);
@@ -8488,7 +8507,7 @@ export function commands() {
       const a0 = u0;
       let a1 = u1;
       if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-        a1 = rt.int32(a1, false, "vkCmdSetCoverageModulationModeNV", "coverageModulationMode");
+        a1 = rt.integer(a1, "u32", "vkCmdSetCoverageModulationModeNV", "coverageModulationMode");
       }
       check(a0, a1);
       fn(a0, a1);
@@ -8561,7 +8580,7 @@ export function commands() {
       const a0 = u0;
       let a1 = u1;
       if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-        a1 = rt.int32(a1, false, "vkCmdSetCoverageReductionModeNV", "coverageReductionMode");
+        a1 = rt.integer(a1, "u32", "vkCmdSetCoverageReductionModeNV", "coverageReductionMode");
       }
       check(a0, a1);
       fn(a0, a1);
@@ -8596,7 +8615,7 @@ export function commands() {
       const a0 = u0;
       let a1 = u1;
       if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-        a1 = rt.int32(a1, false, "vkCmdSetCoverageToColorLocationNV", "coverageToColorLocation");
+        a1 = rt.integer(a1, "u32", "vkCmdSetCoverageToColorLocationNV", "coverageToColorLocation");
       }
       check(a0, a1);
       fn(a0, a1);
@@ -8614,7 +8633,9 @@ export function commands() {
       }
       const a0 = u0;
       let a1 = u1 ?? 0;
-      if (typeof a1 !== "number" || a1 >>> 0 !== a1) a1 = rt.int32(a1, false, "vkCmdSetCullMode", "cullMode");
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
+        a1 = rt.integer(a1, "u32", "vkCmdSetCullMode", "cullMode");
+      }
       check(a0, a1);
       fn(a0, a1);
     };
@@ -8769,7 +8790,7 @@ export function commands() {
         const a0 = u0;
         let a1 = u1;
         if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-          a1 = rt.int32(a1, false, "vkCmdSetDepthClampRangeEXT", "depthClampMode");
+          a1 = rt.integer(a1, "u32", "vkCmdSetDepthClampRangeEXT", "depthClampMode");
         }
         let a2;
         if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
@@ -8851,7 +8872,7 @@ export function commands() {
       const a0 = u0;
       let a1 = u1;
       if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-        a1 = rt.int32(a1, false, "vkCmdSetDepthCompareOp", "depthCompareOp");
+        a1 = rt.integer(a1, "u32", "vkCmdSetDepthCompareOp", "depthCompareOp");
       }
       check(a0, a1);
       fn(a0, a1);
@@ -8954,12 +8975,12 @@ export function commands() {
         const a0 = u0;
         let a1 = u1;
         if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-          a1 = rt.int32(a1, false, "vkCmdSetDescriptorBufferOffsetsEXT", "pipelineBindPoint");
+          a1 = rt.integer(a1, "u32", "vkCmdSetDescriptorBufferOffsetsEXT", "pipelineBindPoint");
         }
         const a2 = u2;
         let a3 = u3;
         if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
-          a3 = rt.int32(a3, false, "vkCmdSetDescriptorBufferOffsetsEXT", "firstSet");
+          a3 = rt.integer(a3, "u32", "vkCmdSetDescriptorBufferOffsetsEXT", "firstSet");
         }
         let a5;
         if (u4 instanceof Uint32Array && u4.length <= 16 && m.top + 72 <= m.size) {
@@ -9006,7 +9027,7 @@ export function commands() {
       const a0 = u0;
       let a1 = u1;
       if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-        a1 = rt.int32(a1, false, "vkCmdSetDeviceMask", "deviceMask");
+        a1 = rt.integer(a1, "u32", "vkCmdSetDeviceMask", "deviceMask");
       }
       check(a0, a1);
       fn(a0, a1);
@@ -9029,7 +9050,7 @@ export function commands() {
         const a0 = u0;
         let a1 = u1;
         if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-          a1 = rt.int32(a1, false, "vkCmdSetDiscardRectangleEXT", "firstDiscardRectangle");
+          a1 = rt.integer(a1, "u32", "vkCmdSetDiscardRectangleEXT", "firstDiscardRectangle");
         }
         let e3;
         let a3;
@@ -9095,7 +9116,7 @@ export function commands() {
       const a0 = u0;
       let a1 = u1;
       if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-        a1 = rt.int32(a1, false, "vkCmdSetDiscardRectangleModeEXT", "discardRectangleMode");
+        a1 = rt.integer(a1, "u32", "vkCmdSetDiscardRectangleModeEXT", "discardRectangleMode");
       }
       check(a0, a1);
       fn(a0, a1);
@@ -9164,7 +9185,7 @@ export function commands() {
       const a0 = u0;
       const a1 = u1;
       let a2 = u2 ?? 0;
-      if (typeof a2 !== "number" || a2 >>> 0 !== a2) a2 = rt.int32(a2, false, "vkCmdSetEvent", "stageMask");
+      if (typeof a2 !== "number" || a2 >>> 0 !== a2) a2 = rt.integer(a2, "u32", "vkCmdSetEvent", "stageMask");
       check(a0, a1, a2);
       fn(a0, a1, a2);
     };
@@ -9218,7 +9239,7 @@ export function commands() {
         const a0 = u0;
         let a1 = u1;
         if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-          a1 = rt.int32(a1, false, "vkCmdSetExclusiveScissorEnableNV", "firstExclusiveScissor");
+          a1 = rt.integer(a1, "u32", "vkCmdSetExclusiveScissorEnableNV", "firstExclusiveScissor");
         }
         const a3 = rt.array(
           m,
@@ -9257,7 +9278,7 @@ export function commands() {
         const a0 = u0;
         let a1 = u1;
         if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-          a1 = rt.int32(a1, false, "vkCmdSetExclusiveScissorNV", "firstExclusiveScissor");
+          a1 = rt.integer(a1, "u32", "vkCmdSetExclusiveScissorNV", "firstExclusiveScissor");
         }
         let e3;
         let a3;
@@ -9325,7 +9346,7 @@ export function commands() {
         const a0 = u0;
         let a1 = u1;
         if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-          a1 = rt.int32(a1, false, "vkCmdSetFragmentShadingRateEnumNV", "shadingRate");
+          a1 = rt.integer(a1, "u32", "vkCmdSetFragmentShadingRateEnumNV", "shadingRate");
         }
         const a2 = rt.scalars(m, "u32", u2, 2, "vkCmdSetFragmentShadingRateEnumNV", "combinerOps");
         check(a0, a1, a2);
@@ -9399,7 +9420,7 @@ export function commands() {
       const a0 = u0;
       let a1 = u1;
       if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-        a1 = rt.int32(a1, false, "vkCmdSetFrontFace", "frontFace");
+        a1 = rt.integer(a1, "u32", "vkCmdSetFrontFace", "frontFace");
       }
       check(a0, a1);
       fn(a0, a1);
@@ -9418,7 +9439,7 @@ export function commands() {
       const a0 = u0;
       let a1 = u1;
       if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-        a1 = rt.int32(a1, false, "vkCmdSetLineRasterizationModeEXT", "lineRasterizationMode");
+        a1 = rt.integer(a1, "u32", "vkCmdSetLineRasterizationModeEXT", "lineRasterizationMode");
       }
       check(a0, a1);
       fn(a0, a1);
@@ -9437,7 +9458,7 @@ export function commands() {
       const a0 = u0;
       let a1 = u1;
       if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-        a1 = rt.int32(a1, false, "vkCmdSetLineStipple", "lineStippleFactor");
+        a1 = rt.integer(a1, "u32", "vkCmdSetLineStipple", "lineStippleFactor");
       }
       let a2 = u2;
       if (typeof a2 !== "number" || (a2 & 0xffff) !== a2) {
@@ -9492,7 +9513,7 @@ export function commands() {
       const a0 = u0;
       let a1 = u1;
       if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-        a1 = rt.int32(a1, false, "vkCmdSetLogicOpEXT", "logicOp");
+        a1 = rt.integer(a1, "u32", "vkCmdSetLogicOpEXT", "logicOp");
       }
       check(a0, a1);
       fn(a0, a1);
@@ -9527,7 +9548,7 @@ export function commands() {
       const a0 = u0;
       let a1 = u1;
       if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-        a1 = rt.int32(a1, false, "vkCmdSetPatchControlPointsEXT", "patchControlPoints");
+        a1 = rt.integer(a1, "u32", "vkCmdSetPatchControlPointsEXT", "patchControlPoints");
       }
       check(a0, a1);
       fn(a0, a1);
@@ -9699,7 +9720,7 @@ export function commands() {
       const a0 = u0;
       let a1 = u1;
       if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-        a1 = rt.int32(a1, false, "vkCmdSetPolygonModeEXT", "polygonMode");
+        a1 = rt.integer(a1, "u32", "vkCmdSetPolygonModeEXT", "polygonMode");
       }
       check(a0, a1);
       fn(a0, a1);
@@ -9734,7 +9755,7 @@ export function commands() {
       const a0 = u0;
       let a1 = u1 ?? 0;
       if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-        a1 = rt.int32(a1, false, "vkCmdSetPrimitiveRestartIndexEXT", "primitiveRestartIndex");
+        a1 = rt.integer(a1, "u32", "vkCmdSetPrimitiveRestartIndexEXT", "primitiveRestartIndex");
       }
       check(a0, a1);
       fn(a0, a1);
@@ -9753,7 +9774,7 @@ export function commands() {
       const a0 = u0;
       let a1 = u1;
       if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-        a1 = rt.int32(a1, false, "vkCmdSetPrimitiveTopology", "primitiveTopology");
+        a1 = rt.integer(a1, "u32", "vkCmdSetPrimitiveTopology", "primitiveTopology");
       }
       check(a0, a1);
       fn(a0, a1);
@@ -9772,7 +9793,7 @@ export function commands() {
       const a0 = u0;
       let a1 = u1;
       if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-        a1 = rt.int32(a1, false, "vkCmdSetProvokingVertexModeEXT", "provokingVertexMode");
+        a1 = rt.integer(a1, "u32", "vkCmdSetProvokingVertexModeEXT", "provokingVertexMode");
       }
       check(a0, a1);
       fn(a0, a1);
@@ -9791,7 +9812,7 @@ export function commands() {
       const a0 = u0;
       let a1 = u1;
       if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-        a1 = rt.int32(a1, false, "vkCmdSetRasterizationSamplesEXT", "rasterizationSamples");
+        a1 = rt.integer(a1, "u32", "vkCmdSetRasterizationSamplesEXT", "rasterizationSamples");
       }
       check(a0, a1);
       fn(a0, a1);
@@ -9810,7 +9831,7 @@ export function commands() {
       const a0 = u0;
       let a1 = u1;
       if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-        a1 = rt.int32(a1, false, "vkCmdSetRasterizationStreamEXT", "rasterizationStream");
+        a1 = rt.integer(a1, "u32", "vkCmdSetRasterizationStreamEXT", "rasterizationStream");
       }
       check(a0, a1);
       fn(a0, a1);
@@ -9845,7 +9866,7 @@ export function commands() {
       const a0 = u0;
       let a1 = u1;
       if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-        a1 = rt.int32(a1, false, "vkCmdSetRayTracingPipelineStackSizeKHR", "pipelineStackSize");
+        a1 = rt.integer(a1, "u32", "vkCmdSetRayTracingPipelineStackSizeKHR", "pipelineStackSize");
       }
       check(a0, a1);
       fn(a0, a1);
@@ -10048,7 +10069,7 @@ export function commands() {
         const a0 = u0;
         let a1 = u1;
         if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-          a1 = rt.int32(a1, false, "vkCmdSetSampleMaskEXT", "samples");
+          a1 = rt.integer(a1, "u32", "vkCmdSetSampleMaskEXT", "samples");
         }
         let a2;
         if (u2 instanceof Uint32Array && u2.length <= 16 && m.top + 72 <= m.size) {
@@ -10080,7 +10101,7 @@ export function commands() {
         const a0 = u0;
         let a1 = u1;
         if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-          a1 = rt.int32(a1, false, "vkCmdSetScissor", "firstScissor");
+          a1 = rt.integer(a1, "u32", "vkCmdSetScissor", "firstScissor");
         }
         let e3;
         let a3;
@@ -10176,11 +10197,11 @@ export function commands() {
       const a0 = u0;
       let a1 = u1;
       if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-        a1 = rt.int32(a1, false, "vkCmdSetStencilCompareMask", "faceMask");
+        a1 = rt.integer(a1, "u32", "vkCmdSetStencilCompareMask", "faceMask");
       }
       let a2 = u2;
       if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
-        a2 = rt.int32(a2, false, "vkCmdSetStencilCompareMask", "compareMask");
+        a2 = rt.integer(a2, "u32", "vkCmdSetStencilCompareMask", "compareMask");
       }
       check(a0, a1, a2);
       fn(a0, a1, a2);
@@ -10199,19 +10220,23 @@ export function commands() {
       const a0 = u0;
       let a1 = u1;
       if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-        a1 = rt.int32(a1, false, "vkCmdSetStencilOp", "faceMask");
+        a1 = rt.integer(a1, "u32", "vkCmdSetStencilOp", "faceMask");
       }
       let a2 = u2;
-      if (typeof a2 !== "number" || a2 >>> 0 !== a2) a2 = rt.int32(a2, false, "vkCmdSetStencilOp", "failOp");
+      if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
+        a2 = rt.integer(a2, "u32", "vkCmdSetStencilOp", "failOp");
+      }
       let a3 = u3;
-      if (typeof a3 !== "number" || a3 >>> 0 !== a3) a3 = rt.int32(a3, false, "vkCmdSetStencilOp", "passOp");
+      if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
+        a3 = rt.integer(a3, "u32", "vkCmdSetStencilOp", "passOp");
+      }
       let a4 = u4;
       if (typeof a4 !== "number" || a4 >>> 0 !== a4) {
-        a4 = rt.int32(a4, false, "vkCmdSetStencilOp", "depthFailOp");
+        a4 = rt.integer(a4, "u32", "vkCmdSetStencilOp", "depthFailOp");
       }
       let a5 = u5;
       if (typeof a5 !== "number" || a5 >>> 0 !== a5) {
-        a5 = rt.int32(a5, false, "vkCmdSetStencilOp", "compareOp");
+        a5 = rt.integer(a5, "u32", "vkCmdSetStencilOp", "compareOp");
       }
       check(a0, a1, a2, a3, a4, a5);
       fn(a0, a1, a2, a3, a4, a5);
@@ -10230,11 +10255,11 @@ export function commands() {
       const a0 = u0;
       let a1 = u1;
       if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-        a1 = rt.int32(a1, false, "vkCmdSetStencilReference", "faceMask");
+        a1 = rt.integer(a1, "u32", "vkCmdSetStencilReference", "faceMask");
       }
       let a2 = u2;
       if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
-        a2 = rt.int32(a2, false, "vkCmdSetStencilReference", "reference");
+        a2 = rt.integer(a2, "u32", "vkCmdSetStencilReference", "reference");
       }
       check(a0, a1, a2);
       fn(a0, a1, a2);
@@ -10269,11 +10294,11 @@ export function commands() {
       const a0 = u0;
       let a1 = u1;
       if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-        a1 = rt.int32(a1, false, "vkCmdSetStencilWriteMask", "faceMask");
+        a1 = rt.integer(a1, "u32", "vkCmdSetStencilWriteMask", "faceMask");
       }
       let a2 = u2;
       if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
-        a2 = rt.int32(a2, false, "vkCmdSetStencilWriteMask", "writeMask");
+        a2 = rt.integer(a2, "u32", "vkCmdSetStencilWriteMask", "writeMask");
       }
       check(a0, a1, a2);
       fn(a0, a1, a2);
@@ -10292,7 +10317,7 @@ export function commands() {
       const a0 = u0;
       let a1 = u1;
       if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-        a1 = rt.int32(a1, false, "vkCmdSetTessellationDomainOriginEXT", "domainOrigin");
+        a1 = rt.integer(a1, "u32", "vkCmdSetTessellationDomainOriginEXT", "domainOrigin");
       }
       check(a0, a1);
       fn(a0, a1);
@@ -10413,7 +10438,7 @@ export function commands() {
         const a0 = u0;
         let a1 = u1;
         if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-          a1 = rt.int32(a1, false, "vkCmdSetViewport", "firstViewport");
+          a1 = rt.integer(a1, "u32", "vkCmdSetViewport", "firstViewport");
         }
         let e3;
         let a3;
@@ -10456,7 +10481,7 @@ export function commands() {
         const a0 = u0;
         let a1 = u1;
         if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-          a1 = rt.int32(a1, false, "vkCmdSetViewportShadingRatePaletteNV", "firstViewport");
+          a1 = rt.integer(a1, "u32", "vkCmdSetViewportShadingRatePaletteNV", "firstViewport");
         }
         let e3;
         let a3;
@@ -10519,7 +10544,7 @@ export function commands() {
         const a0 = u0;
         let a1 = u1;
         if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-          a1 = rt.int32(a1, false, "vkCmdSetViewportSwizzleNV", "firstViewport");
+          a1 = rt.integer(a1, "u32", "vkCmdSetViewportSwizzleNV", "firstViewport");
         }
         let e3;
         let a3;
@@ -10598,7 +10623,7 @@ export function commands() {
         const a0 = u0;
         let a1 = u1;
         if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-          a1 = rt.int32(a1, false, "vkCmdSetViewportWScalingNV", "firstViewport");
+          a1 = rt.integer(a1, "u32", "vkCmdSetViewportWScalingNV", "firstViewport");
         }
         let e3;
         let a3;
@@ -10992,13 +11017,17 @@ export function commands() {
             "pCallableShaderBindingTable",
           );}
         let a5 = u5;
-        if (typeof a5 !== "number" || a5 >>> 0 !== a5) a5 = rt.int32(a5, false, "vkCmdTraceRaysKHR", "width");
+        if (typeof a5 !== "number" || a5 >>> 0 !== a5) {
+          a5 = rt.integer(a5, "u32", "vkCmdTraceRaysKHR", "width");
+        }
         let a6 = u6;
         if (typeof a6 !== "number" || a6 >>> 0 !== a6) {
-          a6 = rt.int32(a6, false, "vkCmdTraceRaysKHR", "height");
+          a6 = rt.integer(a6, "u32", "vkCmdTraceRaysKHR", "height");
         }
         let a7 = u7;
-        if (typeof a7 !== "number" || a7 >>> 0 !== a7) a7 = rt.int32(a7, false, "vkCmdTraceRaysKHR", "depth");
+        if (typeof a7 !== "number" || a7 >>> 0 !== a7) {
+          a7 = rt.integer(a7, "u32", "vkCmdTraceRaysKHR", "depth");
+        }
         check(a0, a1, a2, a3, a4, a5, a6, a7);
         fn(a0, a1, a2, a3, a4, a5, a6, a7);
       } finally {
@@ -11044,15 +11073,15 @@ export function commands() {
         : rt.wide(u11, false, "vkCmdTraceRaysNV", "callableShaderBindingStride");
       let a12 = u12;
       if (typeof a12 !== "number" || a12 >>> 0 !== a12) {
-        a12 = rt.int32(a12, false, "vkCmdTraceRaysNV", "width");
+        a12 = rt.integer(a12, "u32", "vkCmdTraceRaysNV", "width");
       }
       let a13 = u13;
       if (typeof a13 !== "number" || a13 >>> 0 !== a13) {
-        a13 = rt.int32(a13, false, "vkCmdTraceRaysNV", "height");
+        a13 = rt.integer(a13, "u32", "vkCmdTraceRaysNV", "height");
       }
       let a14 = u14;
       if (typeof a14 !== "number" || a14 >>> 0 !== a14) {
-        a14 = rt.int32(a14, false, "vkCmdTraceRaysNV", "depth");
+        a14 = rt.integer(a14, "u32", "vkCmdTraceRaysNV", "depth");
       }
       check(a0, a1, a2, a3, a4, a5, a6, a7);
       fn(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14);
@@ -11135,7 +11164,7 @@ export function commands() {
           );}
         let a2 = u2 ?? 0;
         if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
-          a2 = rt.int32(a2, false, "vkCmdUpdateMemoryKHR", "dstFlags");
+          a2 = rt.integer(a2, "u32", "vkCmdUpdateMemoryKHR", "dstFlags");
         }
         let a4;
         if (u3 instanceof Uint8Array && m.top + u3.byteLength + 8 <= m.size) {
@@ -11167,7 +11196,7 @@ export function commands() {
       const a0 = u0;
       let a1 = u1;
       if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-        a1 = rt.int32(a1, false, "vkCmdUpdatePipelineIndirectBufferNV", "pipelineBindPoint");
+        a1 = rt.integer(a1, "u32", "vkCmdUpdatePipelineIndirectBufferNV", "pipelineBindPoint");
       }
       const a2 = u2;
       check(a0, a1, a2);
@@ -11204,11 +11233,11 @@ export function commands() {
         } else a2 = rt.handles(m, "VkEvent", u1, false, "vkCmdWaitEvents", "pEvents", false);
         let a3 = u2 ?? 0;
         if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
-          a3 = rt.int32(a3, false, "vkCmdWaitEvents", "srcStageMask");
+          a3 = rt.integer(a3, "u32", "vkCmdWaitEvents", "srcStageMask");
         }
         let a4 = u3 ?? 0;
         if (typeof a4 !== "number" || a4 >>> 0 !== a4) {
-          a4 = rt.int32(a4, false, "vkCmdWaitEvents", "dstStageMask");
+          a4 = rt.integer(a4, "u32", "vkCmdWaitEvents", "dstStageMask");
         }
         let e6;
         let a6;
@@ -11416,12 +11445,12 @@ export function commands() {
           );}
         let a3 = u2;
         if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
-          a3 = rt.int32(a3, false, "vkCmdWriteAccelerationStructuresPropertiesKHR", "queryType");
+          a3 = rt.integer(a3, "u32", "vkCmdWriteAccelerationStructuresPropertiesKHR", "queryType");
         }
         const a4 = u3;
         let a5 = u4;
         if (typeof a5 !== "number" || a5 >>> 0 !== a5) {
-          a5 = rt.int32(a5, false, "vkCmdWriteAccelerationStructuresPropertiesKHR", "firstQuery");
+          a5 = rt.integer(a5, "u32", "vkCmdWriteAccelerationStructuresPropertiesKHR", "firstQuery");
         }
         const n1_0 = Array.isArray(u1)
           ? u1.length
@@ -11466,12 +11495,12 @@ export function commands() {
           );}
         let a3 = u2;
         if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
-          a3 = rt.int32(a3, false, "vkCmdWriteAccelerationStructuresPropertiesNV", "queryType");
+          a3 = rt.integer(a3, "u32", "vkCmdWriteAccelerationStructuresPropertiesNV", "queryType");
         }
         const a4 = u3;
         let a5 = u4;
         if (typeof a5 !== "number" || a5 >>> 0 !== a5) {
-          a5 = rt.int32(a5, false, "vkCmdWriteAccelerationStructuresPropertiesNV", "firstQuery");
+          a5 = rt.integer(a5, "u32", "vkCmdWriteAccelerationStructuresPropertiesNV", "firstQuery");
         }
         const n1_0 = Array.isArray(u1)
           ? u1.length
@@ -11500,7 +11529,7 @@ export function commands() {
       const a3 = typeof u3 === "bigint" ? u3 : rt.wide(u3, false, "vkCmdWriteBufferMarker2AMD", "dstOffset");
       let a4 = u4;
       if (typeof a4 !== "number" || a4 >>> 0 !== a4) {
-        a4 = rt.int32(a4, false, "vkCmdWriteBufferMarker2AMD", "marker");
+        a4 = rt.integer(a4, "u32", "vkCmdWriteBufferMarker2AMD", "marker");
       }
       check(a0, a1, a2, a3, a4);
       fn(a0, a1, a2, a3, a4);
@@ -11519,13 +11548,13 @@ export function commands() {
       const a0 = u0;
       let a1 = u1 ?? 0;
       if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-        a1 = rt.int32(a1, false, "vkCmdWriteBufferMarkerAMD", "pipelineStage");
+        a1 = rt.integer(a1, "u32", "vkCmdWriteBufferMarkerAMD", "pipelineStage");
       }
       const a2 = u2;
       const a3 = typeof u3 === "bigint" ? u3 : rt.wide(u3, false, "vkCmdWriteBufferMarkerAMD", "dstOffset");
       let a4 = u4;
       if (typeof a4 !== "number" || a4 >>> 0 !== a4) {
-        a4 = rt.int32(a4, false, "vkCmdWriteBufferMarkerAMD", "marker");
+        a4 = rt.integer(a4, "u32", "vkCmdWriteBufferMarkerAMD", "marker");
       }
       check(a0, a1, a2, a3, a4);
       fn(a0, a1, a2, a3, a4);
@@ -11613,12 +11642,12 @@ export function commands() {
           );}
         let a3 = u2;
         if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
-          a3 = rt.int32(a3, false, "vkCmdWriteMicromapsPropertiesEXT", "queryType");
+          a3 = rt.integer(a3, "u32", "vkCmdWriteMicromapsPropertiesEXT", "queryType");
         }
         const a4 = u3;
         let a5 = u4;
         if (typeof a5 !== "number" || a5 >>> 0 !== a5) {
-          a5 = rt.int32(a5, false, "vkCmdWriteMicromapsPropertiesEXT", "firstQuery");
+          a5 = rt.integer(a5, "u32", "vkCmdWriteMicromapsPropertiesEXT", "firstQuery");
         }
         const n1_0 = Array.isArray(u1)
           ? u1.length
@@ -11644,11 +11673,13 @@ export function commands() {
       const a0 = u0;
       let a1 = u1;
       if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-        a1 = rt.int32(a1, false, "vkCmdWriteTimestamp", "pipelineStage");
+        a1 = rt.integer(a1, "u32", "vkCmdWriteTimestamp", "pipelineStage");
       }
       const a2 = u2;
       let a3 = u3;
-      if (typeof a3 !== "number" || a3 >>> 0 !== a3) a3 = rt.int32(a3, false, "vkCmdWriteTimestamp", "query");
+      if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
+        a3 = rt.integer(a3, "u32", "vkCmdWriteTimestamp", "query");
+      }
       check(a0, a1, a2, a3);
       fn(a0, a1, a2, a3);
     };
@@ -11668,7 +11699,7 @@ export function commands() {
       const a2 = u2;
       let a3 = u3;
       if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
-        a3 = rt.int32(a3, false, "vkCmdWriteTimestamp2", "query");
+        a3 = rt.integer(a3, "u32", "vkCmdWriteTimestamp2", "query");
       }
       check(a0, a1, a2, a3);
       fn(a0, a1, a2, a3);
@@ -11688,7 +11719,7 @@ export function commands() {
       const a1 = u1;
       let a2 = u2;
       if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
-        a2 = rt.int32(a2, false, "vkCompileDeferredNV", "shader");
+        a2 = rt.integer(a2, "u32", "vkCompileDeferredNV", "shader");
       }
       check(a0, a1, a2);
       const r = fn(a0, a1, a2);
@@ -16443,17 +16474,17 @@ export function commands() {
         const a0 = u0;
         let a1 = u1;
         if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-          a1 = rt.int32(a1, false, "vkDebugReportMessageEXT", "flags");
+          a1 = rt.integer(a1, "u32", "vkDebugReportMessageEXT", "flags");
         }
         let a2 = u2;
         if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
-          a2 = rt.int32(a2, false, "vkDebugReportMessageEXT", "objectType");
+          a2 = rt.integer(a2, "u32", "vkDebugReportMessageEXT", "objectType");
         }
         const a3 = typeof u3 === "bigint" ? u3 : rt.wide(u3, false, "vkDebugReportMessageEXT", "object");
         const a4 = typeof u4 === "bigint" ? u4 : rt.wide(u4, false, "vkDebugReportMessageEXT", "location");
         let a5 = u5;
         if (typeof a5 !== "number" || (a5 | 0) !== a5) {
-          a5 = rt.int32(a5, true, "vkDebugReportMessageEXT", "messageCode");
+          a5 = rt.integer(a5, "i32", "vkDebugReportMessageEXT", "messageCode");
         }
         const a6 = rt.str(m, u6, false, "vkDebugReportMessageEXT", "pLayerPrefix");
         const a7 = rt.str(m, u7, false, "vkDebugReportMessageEXT", "pMessage");
@@ -17666,9 +17697,9 @@ export function commands() {
         const a0 = u0;
         let a1 = u1;
         if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-          a1 = rt.int32(
+          a1 = rt.integer(
             a1,
-            false,
+            "u32",
             "vkEnumeratePhysicalDeviceQueueFamilyPerformanceCountersByRegionARM",
             "queueFamilyIndex",
           );
@@ -17724,9 +17755,9 @@ export function commands() {
         const a0 = u0;
         let a1 = u1;
         if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-          a1 = rt.int32(
+          a1 = rt.integer(
             a1,
-            false,
+            "u32",
             "vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR",
             "queueFamilyIndex",
           );
@@ -18070,7 +18101,7 @@ export function commands() {
         const a0 = u0;
         let a1 = u1;
         if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-          a1 = rt.int32(a1, false, "vkGetAccelerationStructureBuildSizesKHR", "buildType");
+          a1 = rt.integer(a1, "u32", "vkGetAccelerationStructureBuildSizesKHR", "buildType");
         }
         let a2;
         if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
@@ -18913,7 +18944,7 @@ export function commands() {
           );}
         let a2 = u2;
         if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
-          a2 = rt.int32(a2, false, "vkGetDataGraphPipelinePropertiesARM", "propertiesCount");
+          a2 = rt.integer(a2, "u32", "vkGetDataGraphPipelinePropertiesARM", "propertiesCount");
         }
         const n3 = rt.size(a2);
         const b3 = rt.outArray(m, "struct", "VkDataGraphPipelinePropertyQueryResultARM", n3);
@@ -19198,7 +19229,7 @@ export function commands() {
         const a1 = u1;
         let a2 = u2;
         if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
-          a2 = rt.int32(a2, false, "vkGetDescriptorSetLayoutBindingOffsetEXT", "binding");
+          a2 = rt.integer(a2, "u32", "vkGetDescriptorSetLayoutBindingOffsetEXT", "binding");
         }
         const a3 = m.at(0);
         check(a0, a1, a2, a3);
@@ -19599,15 +19630,15 @@ export function commands() {
         const a0 = u0;
         let a1 = u1;
         if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-          a1 = rt.int32(a1, false, "vkGetDeviceGroupPeerMemoryFeatures", "heapIndex");
+          a1 = rt.integer(a1, "u32", "vkGetDeviceGroupPeerMemoryFeatures", "heapIndex");
         }
         let a2 = u2;
         if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
-          a2 = rt.int32(a2, false, "vkGetDeviceGroupPeerMemoryFeatures", "localDeviceIndex");
+          a2 = rt.integer(a2, "u32", "vkGetDeviceGroupPeerMemoryFeatures", "localDeviceIndex");
         }
         let a3 = u3;
         if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
-          a3 = rt.int32(a3, false, "vkGetDeviceGroupPeerMemoryFeatures", "remoteDeviceIndex");
+          a3 = rt.integer(a3, "u32", "vkGetDeviceGroupPeerMemoryFeatures", "remoteDeviceIndex");
         }
         const a4 = m.at(0);
         check(a0, a1, a2, a3, a4);
@@ -20077,11 +20108,11 @@ export function commands() {
         const a0 = u0;
         let a1 = u1;
         if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-          a1 = rt.int32(a1, false, "vkGetDeviceQueue", "queueFamilyIndex");
+          a1 = rt.integer(a1, "u32", "vkGetDeviceQueue", "queueFamilyIndex");
         }
         let a2 = u2;
         if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
-          a2 = rt.int32(a2, false, "vkGetDeviceQueue", "queueIndex");
+          a2 = rt.integer(a2, "u32", "vkGetDeviceQueue", "queueIndex");
         }
         const a3 = m.at(0);
         check(a0, a1, a2, a3);
@@ -20362,7 +20393,7 @@ export function commands() {
         const a1 = u1;
         let a2 = u2;
         if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
-          a2 = rt.int32(a2, false, "vkGetDisplayPlaneCapabilitiesKHR", "planeIndex");
+          a2 = rt.integer(a2, "u32", "vkGetDisplayPlaneCapabilitiesKHR", "planeIndex");
         }
         rt.outStruct(m, E0, "VkDisplayPlaneCapabilitiesKHR", 0, null, "vkGetDisplayPlaneCapabilitiesKHR");
         const a3 = m.at(0);
@@ -20391,7 +20422,7 @@ export function commands() {
         const a0 = u0;
         let a1 = u1;
         if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-          a1 = rt.int32(a1, false, "vkGetDisplayPlaneSupportedDisplaysKHR", "planeIndex");
+          a1 = rt.integer(a1, "u32", "vkGetDisplayPlaneSupportedDisplaysKHR", "planeIndex");
         }
         const a2 = m.at(0);
         let r, a3, o3;
@@ -20436,10 +20467,12 @@ export function commands() {
       try {
         const a0 = u0;
         let a1 = u1;
-        if (typeof a1 !== "number" || (a1 | 0) !== a1) a1 = rt.int32(a1, true, "vkGetDrmDisplayEXT", "drmFd");
+        if (typeof a1 !== "number" || (a1 | 0) !== a1) {
+          a1 = rt.integer(a1, "i32", "vkGetDrmDisplayEXT", "drmFd");
+        }
         let a2 = u2;
         if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
-          a2 = rt.int32(a2, false, "vkGetDrmDisplayEXT", "connectorId");
+          a2 = rt.integer(a2, "u32", "vkGetDrmDisplayEXT", "connectorId");
         }
         const a3 = m.at(0);
         check(a0, a1, a2, a3);
@@ -21022,7 +21055,7 @@ export function commands() {
         const a1 = u1;
         let a2 = u2;
         if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
-          a2 = rt.int32(a2, false, "vkGetGpaSessionResultsAMD", "sampleID");
+          a2 = rt.integer(a2, "u32", "vkGetGpaSessionResultsAMD", "sampleID");
         }
         const a3 = m.at(0);
         let r, a4, o4;
@@ -21851,11 +21884,11 @@ export function commands() {
         const a0 = u0;
         let a1 = u1;
         if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-          a1 = rt.int32(a1, false, "vkGetMemoryFdPropertiesKHR", "handleType");
+          a1 = rt.integer(a1, "u32", "vkGetMemoryFdPropertiesKHR", "handleType");
         }
         let a2 = u2;
         if (typeof a2 !== "number" || (a2 | 0) !== a2) {
-          a2 = rt.int32(a2, true, "vkGetMemoryFdPropertiesKHR", "fd");
+          a2 = rt.integer(a2, "i32", "vkGetMemoryFdPropertiesKHR", "fd");
         }
         rt.outStruct(m, E0, "VkMemoryFdPropertiesKHR", 0, null, "vkGetMemoryFdPropertiesKHR");
         const a3 = m.at(0);
@@ -21885,7 +21918,7 @@ export function commands() {
         const a0 = u0;
         let a1 = u1;
         if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-          a1 = rt.int32(a1, false, "vkGetMemoryHostPointerPropertiesEXT", "handleType");
+          a1 = rt.integer(a1, "u32", "vkGetMemoryHostPointerPropertiesEXT", "handleType");
         }
         let a2;
         if (u2 instanceof Uint8Array && m.top + u2.byteLength + 8 <= m.size) {
@@ -21982,7 +22015,7 @@ export function commands() {
         const a0 = u0;
         let a1 = u1;
         if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-          a1 = rt.int32(a1, false, "vkGetMemoryMetalHandlePropertiesEXT", "handleType");
+          a1 = rt.integer(a1, "u32", "vkGetMemoryMetalHandlePropertiesEXT", "handleType");
         }
         let a2;
         if (u2 instanceof Uint8Array && m.top + u2.byteLength + 8 <= m.size) {
@@ -22185,7 +22218,7 @@ export function commands() {
         const a1 = u1;
         let a2 = u2;
         if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
-          a2 = rt.int32(a2, false, "vkGetMemoryWin32HandleNV", "handleType");
+          a2 = rt.integer(a2, "u32", "vkGetMemoryWin32HandleNV", "handleType");
         }
         const a3 = m.at(0);
         check(a0, a1, a2, a3);
@@ -22214,7 +22247,7 @@ export function commands() {
         const a0 = u0;
         let a1 = u1;
         if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-          a1 = rt.int32(a1, false, "vkGetMemoryWin32HandlePropertiesKHR", "handleType");
+          a1 = rt.integer(a1, "u32", "vkGetMemoryWin32HandlePropertiesKHR", "handleType");
         }
         const a2 = u2;
         rt.outStruct(
@@ -22306,11 +22339,11 @@ export function commands() {
         const a0 = u0;
         let a1 = u1;
         if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-          a1 = rt.int32(a1, false, "vkGetMemoryZirconHandlePropertiesFUCHSIA", "handleType");
+          a1 = rt.integer(a1, "u32", "vkGetMemoryZirconHandlePropertiesFUCHSIA", "handleType");
         }
         let a2 = u2;
         if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
-          a2 = rt.int32(a2, false, "vkGetMemoryZirconHandlePropertiesFUCHSIA", "zirconHandle");
+          a2 = rt.integer(a2, "u32", "vkGetMemoryZirconHandlePropertiesFUCHSIA", "zirconHandle");
         }
         rt.outStruct(
           m,
@@ -22349,7 +22382,7 @@ export function commands() {
         const a0 = u0;
         let a1 = u1;
         if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-          a1 = rt.int32(a1, false, "vkGetMicromapBuildSizesEXT", "buildType");
+          a1 = rt.integer(a1, "u32", "vkGetMicromapBuildSizesEXT", "buildType");
         }
         let a2;
         if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
@@ -22604,7 +22637,7 @@ export function commands() {
         const a0 = u0;
         let a1 = u1;
         if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-          a1 = rt.int32(a1, false, "vkGetPerformanceParameterINTEL", "parameter");
+          a1 = rt.integer(a1, "u32", "vkGetPerformanceParameterINTEL", "parameter");
         }
         rt.outStruct(m, E0, "VkPerformanceValueINTEL", 0, null, "vkGetPerformanceParameterINTEL");
         const a2 = m.at(0);
@@ -22923,7 +22956,7 @@ export function commands() {
       const a0 = u0;
       let a1 = u1;
       if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-        a1 = rt.int32(a1, false, "vkGetPhysicalDeviceDescriptorSizeEXT", "descriptorType");
+        a1 = rt.integer(a1, "u32", "vkGetPhysicalDeviceDescriptorSizeEXT", "descriptorType");
       }
       check(a0, a1);
       const r = fn(a0, a1);
@@ -22945,7 +22978,7 @@ export function commands() {
       const a0 = u0;
       let a1 = u1;
       if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-        a1 = rt.int32(a1, false, "vkGetPhysicalDeviceDirectFBPresentationSupportEXT", "queueFamilyIndex");
+        a1 = rt.integer(a1, "u32", "vkGetPhysicalDeviceDirectFBPresentationSupportEXT", "queueFamilyIndex");
       }
       const a2 = u2 ?? null;
       check(a0, a1, a2);
@@ -23263,29 +23296,29 @@ export function commands() {
         const a0 = u0;
         let a1 = u1;
         if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-          a1 = rt.int32(a1, false, "vkGetPhysicalDeviceExternalImageFormatPropertiesNV", "format");
+          a1 = rt.integer(a1, "u32", "vkGetPhysicalDeviceExternalImageFormatPropertiesNV", "format");
         }
         let a2 = u2;
         if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
-          a2 = rt.int32(a2, false, "vkGetPhysicalDeviceExternalImageFormatPropertiesNV", "type");
+          a2 = rt.integer(a2, "u32", "vkGetPhysicalDeviceExternalImageFormatPropertiesNV", "type");
         }
         let a3 = u3;
         if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
-          a3 = rt.int32(a3, false, "vkGetPhysicalDeviceExternalImageFormatPropertiesNV", "tiling");
+          a3 = rt.integer(a3, "u32", "vkGetPhysicalDeviceExternalImageFormatPropertiesNV", "tiling");
         }
         let a4 = u4;
         if (typeof a4 !== "number" || a4 >>> 0 !== a4) {
-          a4 = rt.int32(a4, false, "vkGetPhysicalDeviceExternalImageFormatPropertiesNV", "usage");
+          a4 = rt.integer(a4, "u32", "vkGetPhysicalDeviceExternalImageFormatPropertiesNV", "usage");
         }
         let a5 = u5 ?? 0;
         if (typeof a5 !== "number" || a5 >>> 0 !== a5) {
-          a5 = rt.int32(a5, false, "vkGetPhysicalDeviceExternalImageFormatPropertiesNV", "flags");
+          a5 = rt.integer(a5, "u32", "vkGetPhysicalDeviceExternalImageFormatPropertiesNV", "flags");
         }
         let a6 = u6 ?? 0;
         if (typeof a6 !== "number" || a6 >>> 0 !== a6) {
-          a6 = rt.int32(
+          a6 = rt.integer(
             a6,
-            false,
+            "u32",
             "vkGetPhysicalDeviceExternalImageFormatPropertiesNV",
             "externalHandleType",
           );
@@ -23499,7 +23532,7 @@ export function commands() {
         const a0 = u0;
         let a1 = u1;
         if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-          a1 = rt.int32(a1, false, "vkGetPhysicalDeviceFormatProperties", "format");
+          a1 = rt.integer(a1, "u32", "vkGetPhysicalDeviceFormatProperties", "format");
         }
         rt.outStruct(m, E0, "VkFormatProperties", 0, null, "vkGetPhysicalDeviceFormatProperties");
         const a2 = m.at(0);
@@ -23528,7 +23561,7 @@ export function commands() {
         const a0 = u0;
         let a1 = u1;
         if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-          a1 = rt.int32(a1, false, "vkGetPhysicalDeviceFormatProperties2", "format");
+          a1 = rt.integer(a1, "u32", "vkGetPhysicalDeviceFormatProperties2", "format");
         }
         rt.outStruct(m, E0, "VkFormatProperties2", 0, c2, "vkGetPhysicalDeviceFormatProperties2");
         const a2 = m.at(0);
@@ -23599,23 +23632,23 @@ export function commands() {
         const a0 = u0;
         let a1 = u1;
         if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-          a1 = rt.int32(a1, false, "vkGetPhysicalDeviceImageFormatProperties", "format");
+          a1 = rt.integer(a1, "u32", "vkGetPhysicalDeviceImageFormatProperties", "format");
         }
         let a2 = u2;
         if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
-          a2 = rt.int32(a2, false, "vkGetPhysicalDeviceImageFormatProperties", "type");
+          a2 = rt.integer(a2, "u32", "vkGetPhysicalDeviceImageFormatProperties", "type");
         }
         let a3 = u3;
         if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
-          a3 = rt.int32(a3, false, "vkGetPhysicalDeviceImageFormatProperties", "tiling");
+          a3 = rt.integer(a3, "u32", "vkGetPhysicalDeviceImageFormatProperties", "tiling");
         }
         let a4 = u4;
         if (typeof a4 !== "number" || a4 >>> 0 !== a4) {
-          a4 = rt.int32(a4, false, "vkGetPhysicalDeviceImageFormatProperties", "usage");
+          a4 = rt.integer(a4, "u32", "vkGetPhysicalDeviceImageFormatProperties", "usage");
         }
         let a5 = u5 ?? 0;
         if (typeof a5 !== "number" || a5 >>> 0 !== a5) {
-          a5 = rt.int32(a5, false, "vkGetPhysicalDeviceImageFormatProperties", "flags");
+          a5 = rt.integer(a5, "u32", "vkGetPhysicalDeviceImageFormatProperties", "flags");
         }
         rt.outStruct(m, E0, "VkImageFormatProperties", 0, null, "vkGetPhysicalDeviceImageFormatProperties");
         const a6 = m.at(0);
@@ -23765,7 +23798,7 @@ export function commands() {
         const a0 = u0;
         let a1 = u1;
         if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-          a1 = rt.int32(a1, false, "vkGetPhysicalDeviceMultisamplePropertiesEXT", "samples");
+          a1 = rt.integer(a1, "u32", "vkGetPhysicalDeviceMultisamplePropertiesEXT", "samples");
         }
         rt.outStruct(
           m,
@@ -23974,9 +24007,9 @@ export function commands() {
         const a0 = u0;
         let a1 = u1;
         if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-          a1 = rt.int32(
+          a1 = rt.integer(
             a1,
-            false,
+            "u32",
             "vkGetPhysicalDeviceQueueFamilyDataGraphEngineOperationPropertiesARM",
             "queueFamilyIndex",
           );
@@ -24049,9 +24082,9 @@ export function commands() {
         const a0 = u0;
         let a1 = u1;
         if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-          a1 = rt.int32(
+          a1 = rt.integer(
             a1,
-            false,
+            "u32",
             "vkGetPhysicalDeviceQueueFamilyDataGraphOpticalFlowImageFormatsARM",
             "queueFamilyIndex",
           );
@@ -24226,9 +24259,9 @@ export function commands() {
         const a0 = u0;
         let a1 = u1;
         if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-          a1 = rt.int32(
+          a1 = rt.integer(
             a1,
-            false,
+            "u32",
             "vkGetPhysicalDeviceQueueFamilyDataGraphPropertiesARM",
             "queueFamilyIndex",
           );
@@ -24415,7 +24448,7 @@ export function commands() {
       const a0 = u0;
       let a1 = u1;
       if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-        a1 = rt.int32(a1, false, "vkGetPhysicalDeviceScreenPresentationSupportQNX", "queueFamilyIndex");
+        a1 = rt.integer(a1, "u32", "vkGetPhysicalDeviceScreenPresentationSupportQNX", "queueFamilyIndex");
       }
       const a2 = u2 ?? null;
       check(a0, a1, a2);
@@ -24438,23 +24471,23 @@ export function commands() {
         const a0 = u0;
         let a1 = u1;
         if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-          a1 = rt.int32(a1, false, "vkGetPhysicalDeviceSparseImageFormatProperties", "format");
+          a1 = rt.integer(a1, "u32", "vkGetPhysicalDeviceSparseImageFormatProperties", "format");
         }
         let a2 = u2;
         if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
-          a2 = rt.int32(a2, false, "vkGetPhysicalDeviceSparseImageFormatProperties", "type");
+          a2 = rt.integer(a2, "u32", "vkGetPhysicalDeviceSparseImageFormatProperties", "type");
         }
         let a3 = u3;
         if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
-          a3 = rt.int32(a3, false, "vkGetPhysicalDeviceSparseImageFormatProperties", "samples");
+          a3 = rt.integer(a3, "u32", "vkGetPhysicalDeviceSparseImageFormatProperties", "samples");
         }
         let a4 = u4;
         if (typeof a4 !== "number" || a4 >>> 0 !== a4) {
-          a4 = rt.int32(a4, false, "vkGetPhysicalDeviceSparseImageFormatProperties", "usage");
+          a4 = rt.integer(a4, "u32", "vkGetPhysicalDeviceSparseImageFormatProperties", "usage");
         }
         let a5 = u5;
         if (typeof a5 !== "number" || a5 >>> 0 !== a5) {
-          a5 = rt.int32(a5, false, "vkGetPhysicalDeviceSparseImageFormatProperties", "tiling");
+          a5 = rt.integer(a5, "u32", "vkGetPhysicalDeviceSparseImageFormatProperties", "tiling");
         }
         const a6 = m.at(0);
         let r, a7, o7;
@@ -24964,7 +24997,7 @@ export function commands() {
         const a0 = u0;
         let a1 = u1;
         if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-          a1 = rt.int32(a1, false, "vkGetPhysicalDeviceSurfaceSupportKHR", "queueFamilyIndex");
+          a1 = rt.integer(a1, "u32", "vkGetPhysicalDeviceSurfaceSupportKHR", "queueFamilyIndex");
         }
         const a2 = u2;
         const a3 = m.at(0);
@@ -25033,7 +25066,7 @@ export function commands() {
       const a0 = u0;
       let a1 = u1;
       if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-        a1 = rt.int32(a1, false, "vkGetPhysicalDeviceUbmPresentationSupportSEC", "queueFamilyIndex");
+        a1 = rt.integer(a1, "u32", "vkGetPhysicalDeviceUbmPresentationSupportSEC", "queueFamilyIndex");
       }
       const a2 = u2 ?? null;
       check(a0, a1, a2);
@@ -25250,7 +25283,7 @@ export function commands() {
       const a0 = u0;
       let a1 = u1;
       if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-        a1 = rt.int32(a1, false, "vkGetPhysicalDeviceWaylandPresentationSupportKHR", "queueFamilyIndex");
+        a1 = rt.integer(a1, "u32", "vkGetPhysicalDeviceWaylandPresentationSupportKHR", "queueFamilyIndex");
       }
       const a2 = u2 ?? null;
       check(a0, a1, a2);
@@ -25271,7 +25304,7 @@ export function commands() {
       const a0 = u0;
       let a1 = u1;
       if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-        a1 = rt.int32(a1, false, "vkGetPhysicalDeviceWin32PresentationSupportKHR", "queueFamilyIndex");
+        a1 = rt.integer(a1, "u32", "vkGetPhysicalDeviceWin32PresentationSupportKHR", "queueFamilyIndex");
       }
       check(a0, a1);
       const r = fn(a0, a1);
@@ -25291,12 +25324,12 @@ export function commands() {
       const a0 = u0;
       let a1 = u1;
       if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-        a1 = rt.int32(a1, false, "vkGetPhysicalDeviceXcbPresentationSupportKHR", "queueFamilyIndex");
+        a1 = rt.integer(a1, "u32", "vkGetPhysicalDeviceXcbPresentationSupportKHR", "queueFamilyIndex");
       }
       const a2 = u2 ?? null;
       let a3 = u3;
       if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
-        a3 = rt.int32(a3, false, "vkGetPhysicalDeviceXcbPresentationSupportKHR", "visual_id");
+        a3 = rt.integer(a3, "u32", "vkGetPhysicalDeviceXcbPresentationSupportKHR", "visual_id");
       }
       check(a0, a1, a2, a3);
       const r = fn(a0, a1, a2, a3);
@@ -25316,7 +25349,7 @@ export function commands() {
       const a0 = u0;
       let a1 = u1;
       if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-        a1 = rt.int32(a1, false, "vkGetPhysicalDeviceXlibPresentationSupportKHR", "queueFamilyIndex");
+        a1 = rt.integer(a1, "u32", "vkGetPhysicalDeviceXlibPresentationSupportKHR", "queueFamilyIndex");
       }
       const a2 = u2 ?? null;
       const a3 = typeof u3 === "bigint"
@@ -25895,7 +25928,7 @@ export function commands() {
         const a0 = u0;
         let a1 = u1;
         if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-          a1 = rt.int32(a1, false, "vkGetPrivateData", "objectType");
+          a1 = rt.integer(a1, "u32", "vkGetPrivateData", "objectType");
         }
         const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, "vkGetPrivateData", "objectHandle");
         const a3 = u3;
@@ -25925,18 +25958,18 @@ export function commands() {
         const a1 = u1;
         let a2 = u2;
         if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
-          a2 = rt.int32(a2, false, "vkGetQueryPoolResults", "firstQuery");
+          a2 = rt.integer(a2, "u32", "vkGetQueryPoolResults", "firstQuery");
         }
         let a3 = u3;
         if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
-          a3 = rt.int32(a3, false, "vkGetQueryPoolResults", "queryCount");
+          a3 = rt.integer(a3, "u32", "vkGetQueryPoolResults", "queryCount");
         }
         const b5 = rt.buffer(m, u4, false, "vkGetQueryPoolResults", "pData");
         const a5 = b5 === null ? null : m.pointer(b5);
         const a6 = typeof u5 === "bigint" ? u5 : rt.wide(u5, false, "vkGetQueryPoolResults", "stride");
         let a7 = u6 ?? 0;
         if (typeof a7 !== "number" || a7 >>> 0 !== a7) {
-          a7 = rt.int32(a7, false, "vkGetQueryPoolResults", "flags");
+          a7 = rt.integer(a7, "u32", "vkGetQueryPoolResults", "flags");
         }
         const n4_0 = u4 instanceof Uint8Array
           ? u4.byteLength
@@ -26076,11 +26109,11 @@ export function commands() {
         const a1 = u1;
         let a2 = u2;
         if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
-          a2 = rt.int32(a2, false, "vkGetRayTracingCaptureReplayShaderGroupHandlesKHR", "firstGroup");
+          a2 = rt.integer(a2, "u32", "vkGetRayTracingCaptureReplayShaderGroupHandlesKHR", "firstGroup");
         }
         let a3 = u3;
         if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
-          a3 = rt.int32(a3, false, "vkGetRayTracingCaptureReplayShaderGroupHandlesKHR", "groupCount");
+          a3 = rt.integer(a3, "u32", "vkGetRayTracingCaptureReplayShaderGroupHandlesKHR", "groupCount");
         }
         const b5 = rt.buffer(m, u4, false, "vkGetRayTracingCaptureReplayShaderGroupHandlesKHR", "pData");
         const a5 = b5 === null ? null : m.pointer(b5);
@@ -26113,11 +26146,11 @@ export function commands() {
         const a1 = u1;
         let a2 = u2;
         if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
-          a2 = rt.int32(a2, false, "vkGetRayTracingShaderGroupHandlesKHR", "firstGroup");
+          a2 = rt.integer(a2, "u32", "vkGetRayTracingShaderGroupHandlesKHR", "firstGroup");
         }
         let a3 = u3;
         if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
-          a3 = rt.int32(a3, false, "vkGetRayTracingShaderGroupHandlesKHR", "groupCount");
+          a3 = rt.integer(a3, "u32", "vkGetRayTracingShaderGroupHandlesKHR", "groupCount");
         }
         const b5 = rt.buffer(m, u4, false, "vkGetRayTracingShaderGroupHandlesKHR", "pData");
         const a5 = b5 === null ? null : m.pointer(b5);
@@ -26148,11 +26181,11 @@ export function commands() {
       const a1 = u1;
       let a2 = u2;
       if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
-        a2 = rt.int32(a2, false, "vkGetRayTracingShaderGroupStackSizeKHR", "group");
+        a2 = rt.integer(a2, "u32", "vkGetRayTracingShaderGroupStackSizeKHR", "group");
       }
       let a3 = u3;
       if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
-        a3 = rt.int32(a3, false, "vkGetRayTracingShaderGroupStackSizeKHR", "groupShader");
+        a3 = rt.integer(a3, "u32", "vkGetRayTracingShaderGroupStackSizeKHR", "groupShader");
       }
       check(a0, a1, a2, a3);
       const r = fn(a0, a1, a2, a3);
@@ -26592,11 +26625,11 @@ export function commands() {
         const a1 = u1;
         let a2 = u2;
         if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
-          a2 = rt.int32(a2, false, "vkGetShaderInfoAMD", "shaderStage");
+          a2 = rt.integer(a2, "u32", "vkGetShaderInfoAMD", "shaderStage");
         }
         let a3 = u3;
         if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
-          a3 = rt.int32(a3, false, "vkGetShaderInfoAMD", "infoType");
+          a3 = rt.integer(a3, "u32", "vkGetShaderInfoAMD", "infoType");
         }
         const a4 = m.at(0);
         let r, a5, o5;
@@ -26645,7 +26678,7 @@ export function commands() {
         const a3 = u2 ?? null;
         let a4 = u3 ?? 0;
         if (typeof a4 !== "number" || a4 >>> 0 !== a4) {
-          a4 = rt.int32(a4, false, "vkGetShaderInstrumentationValuesARM", "flags");
+          a4 = rt.integer(a4, "u32", "vkGetShaderInstrumentationValuesARM", "flags");
         }
         check(a0, a1, a2, a3, a4);
         const r = fn(a0, a1, a2, a3, a4);
@@ -26787,7 +26820,7 @@ export function commands() {
         const a1 = u1;
         let a2 = u2;
         if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
-          a2 = rt.int32(a2, false, "vkGetSwapchainCounterEXT", "counter");
+          a2 = rt.integer(a2, "u32", "vkGetSwapchainCounterEXT", "counter");
         }
         const a3 = m.at(0);
         check(a0, a1, a2, a3);
@@ -27241,7 +27274,7 @@ export function commands() {
         const a0 = u0;
         let a1 = u1;
         if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-          a1 = rt.int32(a1, false, "vkGetWinrtDisplayNV", "deviceRelativeId");
+          a1 = rt.integer(a1, "u32", "vkGetWinrtDisplayNV", "deviceRelativeId");
         }
         const a2 = m.at(0);
         check(a0, a1, a2);
@@ -27689,7 +27722,7 @@ export function commands() {
         const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, "vkMapMemory", "offset");
         const a3 = typeof u3 === "bigint" ? u3 : rt.wide(u3, false, "vkMapMemory", "size");
         let a4 = u4 ?? 0;
-        if (typeof a4 !== "number" || a4 >>> 0 !== a4) a4 = rt.int32(a4, false, "vkMapMemory", "flags");
+        if (typeof a4 !== "number" || a4 >>> 0 !== a4) a4 = rt.integer(a4, "u32", "vkMapMemory", "flags");
         const a5 = m.at(0);
         check(a0, a1, a2, a3, a4, a5);
         const r = fn(a0, a1, a2, a3, a4, a5);
@@ -27985,7 +28018,7 @@ export function commands() {
       const a0 = u0;
       let a1 = u1;
       if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-        a1 = rt.int32(a1, false, "vkQueueNotifyOutOfBandLegacyNV", "queueType");
+        a1 = rt.integer(a1, "u32", "vkQueueNotifyOutOfBandLegacyNV", "queueType");
       }
       check(a0, a1);
       fn(a0, a1);
@@ -28590,7 +28623,7 @@ export function commands() {
       const a0 = u0;
       let a1 = u1 ?? 0;
       if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-        a1 = rt.int32(a1, false, "vkResetCommandBuffer", "flags");
+        a1 = rt.integer(a1, "u32", "vkResetCommandBuffer", "flags");
       }
       check(a0, a1);
       const r = fn(a0, a1);
@@ -28610,7 +28643,9 @@ export function commands() {
       const a0 = u0;
       const a1 = u1;
       let a2 = u2 ?? 0;
-      if (typeof a2 !== "number" || a2 >>> 0 !== a2) a2 = rt.int32(a2, false, "vkResetCommandPool", "flags");
+      if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
+        a2 = rt.integer(a2, "u32", "vkResetCommandPool", "flags");
+      }
       check(a0, a1, a2);
       const r = fn(a0, a1, a2);
       if (r < 0) rt.fail(r, "vkResetCommandPool");
@@ -28630,7 +28665,7 @@ export function commands() {
       const a1 = u1;
       let a2 = u2 ?? 0;
       if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
-        a2 = rt.int32(a2, false, "vkResetDescriptorPool", "flags");
+        a2 = rt.integer(a2, "u32", "vkResetDescriptorPool", "flags");
       }
       check(a0, a1, a2);
       const r = fn(a0, a1, a2);
@@ -28717,11 +28752,11 @@ export function commands() {
       const a1 = u1;
       let a2 = u2;
       if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
-        a2 = rt.int32(a2, false, "vkResetQueryPool", "firstQuery");
+        a2 = rt.integer(a2, "u32", "vkResetQueryPool", "firstQuery");
       }
       let a3 = u3;
       if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
-        a3 = rt.int32(a3, false, "vkResetQueryPool", "queryCount");
+        a3 = rt.integer(a3, "u32", "vkResetQueryPool", "queryCount");
       }
       check(a0, a1, a2, a3);
       fn(a0, a1, a2, a3);
@@ -29070,7 +29105,7 @@ export function commands() {
       const a1 = typeof u1 === "bigint" ? u1 : rt.wide(u1, false, "vkSetLatencyMarkerLegacyNV", "frameID");
       let a2 = u2;
       if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
-        a2 = rt.int32(a2, false, "vkSetLatencyMarkerLegacyNV", "marker");
+        a2 = rt.integer(a2, "u32", "vkSetLatencyMarkerLegacyNV", "marker");
       }
       check(a0, a1, a2);
       fn(a0, a1, a2);
@@ -29142,7 +29177,7 @@ export function commands() {
       const a2 = u2 ? 1 : 0;
       let a3 = u3;
       if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
-        a3 = rt.int32(a3, false, "vkSetLatencySleepModeLegacyNV", "minimumIntervalUs");
+        a3 = rt.integer(a3, "u32", "vkSetLatencySleepModeLegacyNV", "minimumIntervalUs");
       }
       check(a0, a1, a2, a3);
       fn(a0, a1, a2, a3);
@@ -29230,7 +29265,7 @@ export function commands() {
       const a0 = u0;
       let a1 = u1;
       if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-        a1 = rt.int32(a1, false, "vkSetPrivateData", "objectType");
+        a1 = rt.integer(a1, "u32", "vkSetPrivateData", "objectType");
       }
       const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, "vkSetPrivateData", "objectHandle");
       const a3 = u3;
@@ -29254,7 +29289,7 @@ export function commands() {
       const a1 = u1;
       let a2 = u2;
       if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
-        a2 = rt.int32(a2, false, "vkSetSwapchainPresentTimingQueueSizeEXT", "size");
+        a2 = rt.integer(a2, "u32", "vkSetSwapchainPresentTimingQueueSizeEXT", "size");
       }
       check(a0, a1, a2);
       const r = fn(a0, a1, a2);
@@ -29328,11 +29363,11 @@ export function commands() {
         const a0 = u0;
         let a1 = u1;
         if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-          a1 = rt.int32(a1, false, "vkSubmitDebugUtilsMessageEXT", "messageSeverity");
+          a1 = rt.integer(a1, "u32", "vkSubmitDebugUtilsMessageEXT", "messageSeverity");
         }
         let a2 = u2;
         if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
-          a2 = rt.int32(a2, false, "vkSubmitDebugUtilsMessageEXT", "messageTypes");
+          a2 = rt.integer(a2, "u32", "vkSubmitDebugUtilsMessageEXT", "messageTypes");
         }
         let a3;
         if (typeof u3 === "object" && u3 !== null && !Array.isArray(u3) && u3 instanceof Object) {
@@ -29442,7 +29477,7 @@ export function commands() {
       const a0 = u0;
       const a1 = u1;
       let a2 = u2 ?? 0;
-      if (typeof a2 !== "number" || a2 >>> 0 !== a2) a2 = rt.int32(a2, false, "vkTrimCommandPool", "flags");
+      if (typeof a2 !== "number" || a2 >>> 0 !== a2) a2 = rt.integer(a2, "u32", "vkTrimCommandPool", "flags");
       check(a0, a1, a2);
       fn(a0, a1, a2);
     };
@@ -29525,7 +29560,7 @@ export function commands() {
       const a0 = u0;
       let a1 = u1;
       if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-        a1 = rt.int32(a1, false, "vkUnregisterCustomBorderColorEXT", "index");
+        a1 = rt.integer(a1, "u32", "vkUnregisterCustomBorderColorEXT", "index");
       }
       check(a0, a1);
       fn(a0, a1);
@@ -30018,7 +30053,7 @@ export function commands() {
           );}
         let a3 = u2;
         if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
-          a3 = rt.int32(a3, false, "vkWriteAccelerationStructuresPropertiesKHR", "queryType");
+          a3 = rt.integer(a3, "u32", "vkWriteAccelerationStructuresPropertiesKHR", "queryType");
         }
         const b5 = rt.buffer(m, u3, false, "vkWriteAccelerationStructuresPropertiesKHR", "pData");
         const a5 = b5 === null ? null : m.pointer(b5);
@@ -30074,7 +30109,7 @@ export function commands() {
           );}
         let a3 = u2;
         if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
-          a3 = rt.int32(a3, false, "vkWriteMicromapsPropertiesEXT", "queryType");
+          a3 = rt.integer(a3, "u32", "vkWriteMicromapsPropertiesEXT", "queryType");
         }
         const b5 = rt.buffer(m, u3, false, "vkWriteMicromapsPropertiesEXT", "pData");
         const a5 = b5 === null ? null : m.pointer(b5);
