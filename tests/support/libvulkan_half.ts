@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { fileURLToPath } from "node:url";
 import { type VkCommandSource, Vulkan } from "../../mod.ts";
 import { DENO_DIR } from "./deno_dir.ts";
 import { LAVAPIPE } from "./lavapipe.ts";
@@ -30,7 +31,7 @@ export const inLibvulkanHalf: boolean = Deno.env.get(CHILD) === "1";
  */
 export async function runLibvulkanHalf(t: Deno.TestContext, vars: Record<string, string>): Promise<void> {
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["test", "--allow-all", "--no-check", "--filter", t.name, new URL(t.origin).pathname],
+    args: ["test", "--allow-all", "--no-check", "--filter", t.name, fileURLToPath(t.origin)],
     env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", DENO_DIR, NO_COLOR: "1", [CHILD]: "1", ...vars },
     clearEnv: true,
     stdout: "piped",
