@@ -152,7 +152,7 @@ function structsAt(
 }
 
 /** The scalar kinds of integers narrower than 64 bits, whose array elements are range-tested. */
-const INTEGER_KINDS: ReadonlySet<ScalarKind> = new Set(["u8", "i8", "u16", "i16", "u32", "i32"]);
+const INTEGER_KINDS: ReadonlySet<ScalarKind> = new Set(["u8", "i8", "u16", "i16", "u32", "i32", "bool"]);
 const isUint32 = (x: unknown) => typeof x === "number" && x >>> 0 === x;
 const isInt32 = (x: unknown) => typeof x === "number" && (x | 0) === x;
 const isNumber = (x: unknown) => typeof x === "number";

@@ -187,7 +187,12 @@ function commandCode(
         break;
       }
       case "b":
-        prep.push(`const a${i} = ${u} ? 1 : 0;`);
+        // A boolean goes on as 1 or 0 after a compare or two; 1 and 0 pass too, anything else is refused.
+        prep.push(
+          `let a${i} = 0;`,
+          `if (${u} === true) a${i} = 1;`,
+          `else if (${u} !== false) a${i} = rt.integer(${u}, "bool", ${q(name)}, ${P});`,
+        );
         break;
       case "n":
         prep.push(`const a${i} = null;`);

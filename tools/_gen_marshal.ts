@@ -10,8 +10,11 @@ import type { Registry } from "./_gen_registry.ts";
 import type { Layouts, MemberLayout, StructLayout } from "./_gen_layout.ts";
 import { header } from "./_gen_api_common.ts";
 
-/** How one element is stored (as ffi/struct_layout.ts's `MemberKind`). */
-type Kind = "u8" | "i8" | "u16" | "i16" | "u32" | "i32" | "f32" | "f64" | "u64" | "i64" | "pointer";
+/**
+ * How one element is stored (as ffi/struct_layout.ts's `MemberKind`); `bool`, a VkBool32, is a `u32` that
+ * takes 1 or 0 only (docs/behaviour.md V14).
+ */
+type Kind = "u8" | "i8" | "u16" | "i16" | "u32" | "i32" | "bool" | "f32" | "f64" | "u64" | "i64" | "pointer";
 
 const SIGNED = new Set(["int8_t", "int16_t", "int32_t", "int64_t", "int", "char"]);
 const SHIFT: Record<string, number> = { u8: 0, i8: 0, u16: 1, i16: 1, u32: 2, i32: 2, f32: 2, f64: 3 };
@@ -79,6 +82,7 @@ class Emitter {
   }
 
   #kindOfWidth(type: string, width: number | undefined): Kind | undefined {
+    if (type === "VkBool32") return "bool";
     if (type === "float") return "f32";
     if (type === "double") return "f64";
     const signed = SIGNED.has(type);
@@ -331,10 +335,17 @@ ${fields.join("\n")}
         Array.from({ length: m.count }, (_, i) => this.#readCall(n, `m, ${at} + ${i * step}`)).join(", ")
       }]`;
     }
-    return `fixedArrayAt(m, ${at}, ${JSON.stringify(this.#kind(m) ?? "u8")}, ${step}, ${m.count})`;
+    const kind = this.#view(this.#kind(m)) ?? "u8";
+    return `fixedArrayAt(m, ${at}, ${JSON.stringify(kind)}, ${step}, ${m.count})`;
   }
 
-  #load(kind: Kind | undefined, at: string): string {
+  /** The typed-array view a value of `kind` is read through (a VkBool32 reads back as the number stored). */
+  #view(kind: Kind | undefined): Exclude<Kind, "bool"> | undefined {
+    return kind === "bool" ? "u32" : kind;
+  }
+
+  #load(stored: Kind | undefined, at: string): string {
+    const kind = this.#view(stored);
     if (!kind) return "undefined";
     if (kind === "pointer") return `getPointer(m, ${at})`;
     if (kind === "u64" || kind === "i64") return `m.${kind}[(${at}) >> 3]`;
@@ -345,6 +356,7 @@ ${fields.join("\n")}
 
 const RUNTIME = [
   "array",
+  "bool",
   "f32",
   "f64",
   "i16",

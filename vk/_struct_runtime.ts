@@ -172,11 +172,24 @@ export function i16(m: Scratch, o: number, v: unknown, struct: string, member: s
 }
 
 /**
- * Stores `v` as a 32-bit unsigned integer (flags, enums, counts, VkBool32) at byte `o`: an integer from 0 to
+ * Stores `v` as a 32-bit unsigned integer (flags, enums, counts) at byte `o`: an integer from 0 to
  * 2^32 - 1 (else throws); 1.
  */
 export function u32(m: Scratch, o: number, v: unknown, struct: string, member: string, i = -1): number {
   m.u32[o >> 2] = typeof v === "number" && v >>> 0 === v ? v : integer(v, "u32", struct, member, i);
+  return 1;
+}
+
+/**
+ * Stores `v` as a VkBool32 at byte `o`: true or false, or 1 or 0 (else throws: the specification allows
+ * VK_TRUE and VK_FALSE only, and a driver may test the word against VK_TRUE); 1.
+ */
+export function bool(m: Scratch, o: number, v: unknown, struct: string, member: string, i = -1): number {
+  m.u32[o >> 2] = v === true || v === 1
+    ? 1
+    : v === false || v === 0
+    ? 0
+    : integer(v, "bool", struct, member, i);
   return 1;
 }
 
@@ -195,7 +208,9 @@ function integer(v: unknown, kind: IntegerKind, struct: string, member: string, 
   if (n !== undefined) return n;
   const place = `${where(struct, member)}${i < 0 ? "" : ` element ${i}`}`;
   if (typeof v !== "number" && typeof v !== "bigint") {
-    throw new TypeError(`Cannot write "${shown(v)}" to ${place}: expected a number`);
+    throw new TypeError(
+      `Cannot write "${shown(v)}" to ${place}: expected ${kind === "bool" ? "a boolean" : "a number"}`,
+    );
   }
   throw new RangeError(
     `Cannot write "${typeof v === "bigint" ? `${v}n` : v}" to ${place}: expected ${integerExpected(v, kind)}`,
@@ -338,6 +353,9 @@ function putElement(
       return;
     case "i32":
       i32(m, c, x, struct, member, i);
+      return;
+    case "bool":
+      bool(m, c, x, struct, member, i);
       return;
     case "f32":
       m.f32[c >> 2] = num(x, struct, member);

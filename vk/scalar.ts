@@ -143,9 +143,9 @@ const SIGNED: ReadonlySet<ScalarKind> = new Set(["i64", "isize"]);
 
 /**
  * An integer type narrower than 64 bits: its scalar kind, `char` (either signedness: the bytes of UTF-8 text
- * too), or a number, the width of an unsigned bit-field.
+ * too), `bool` (a VkBool32: VK_TRUE or VK_FALSE only), or a number, the width of an unsigned bit-field.
  */
-export type IntegerKind = "u8" | "i8" | "u16" | "i16" | "u32" | "i32" | "char" | number;
+export type IntegerKind = "u8" | "i8" | "u16" | "i16" | "u32" | "i32" | "char" | "bool" | number;
 
 const INTEGERS: Readonly<Record<Exclude<IntegerKind, number>, readonly [number, number, string]>> = {
   u8: [0, 0xff, "uint8_t"],
@@ -155,6 +155,7 @@ const INTEGERS: Readonly<Record<Exclude<IntegerKind, number>, readonly [number, 
   i16: [-0x8000, 0x7fff, "int16_t"],
   u32: [0, 0xffffffff, "uint32_t"],
   i32: [-0x80000000, 0x7fffffff, "int32_t"],
+  bool: [0, 1, "VkBool32"],
 };
 
 /** The lowest and highest value of `kind` and its name in C. */
@@ -174,6 +175,7 @@ function rangeOf(kind: IntegerKind): readonly [number, number, string] {
  * console.log(integerValue(7, "u32"), integerValue(true, "u8"), integerValue(-1, "i16")); // 7 1 -1
  * console.log(integerValue(-1, "u32"), integerValue(1.5, "i32"), integerValue(256, "u8")); // undefined x3
  * console.log(integerValue(255, 8), integerValue(256, 8)); // 255 undefined
+ * console.log(integerValue(false, "bool"), integerValue(1, "bool"), integerValue(2, "bool")); // 0 1 undefined
  * ```
  */
 export function integerValue(v: unknown, kind: IntegerKind): number | undefined {
@@ -194,9 +196,11 @@ export function integerValue(v: unknown, kind: IntegerKind): number | undefined 
  * console.log(integerExpected(1.5, "u32")); // an integer from 0 to 4294967295 (uint32_t)
  * console.log(integerExpected(300, "u8")); // an integer from 0 to 255 (uint8_t)
  * console.log(integerExpected(300, 8)); // an integer from 0 to 255 (8-bit field)
+ * console.log(integerExpected(2, "bool")); // true or false, or 1 or 0 (VkBool32: VK_TRUE or VK_FALSE)
  * ```
  */
 export function integerExpected(v: unknown, kind: IntegerKind): string {
+  if (kind === "bool") return "true or false, or 1 or 0 (VkBool32: VK_TRUE or VK_FALSE)";
   const [min, max, type] = rangeOf(kind);
   const hint = kind === "u32" && typeof v === "number" && (v | 0) === v
     ? "; `x >>> 0` makes a bitwise result unsigned"

@@ -111,3 +111,49 @@ Deno.test("an array of 32-bit integers refuses an element that does not fit, nam
     vk.destroyDescriptorSetLayout(device, setLayout);
   });
 });
+
+Deno.test("a VkBool32 parameter takes true, false, 1 or 0 and refuses any other value naming the command and parameter", () => {
+  using mock = new MockDriver({ record: true, onProblem: () => {} });
+  using raw = Vulkan.load({ drivers: [mock], env: isolated.env });
+  const bool32 = (command: string, param: string, got: string) =>
+    `Cannot call "${command}": parameter "${param}" expected true or false, or 1 or 0 (VkBool32: VK_TRUE or VK_FALSE), got ${got}`;
+  withVkDevice(raw, (vk, device) => {
+    const fence = vk.createFence(device, {});
+    for (const waitAll of [2, -1, 1.5]) {
+      assertThrows(() => vk.waitForFences(device, [fence], waitAll as unknown as boolean, 0n), {
+        name: "RangeError",
+        message: bool32("vkWaitForFences", "waitAll", String(waitAll)),
+      });
+    }
+    assertThrows(() => vk.waitForFences(device, [fence], "yes" as unknown as boolean, 0n), {
+      name: "TypeError",
+      message: bool32("vkWaitForFences", "waitAll", '"yes"'),
+    });
+    assertEquals(mock.callCount("vkWaitForFences"), 0);
+    // What the type takes goes on, and 1 and 0 (VK_TRUE, VK_FALSE) too.
+    for (const waitAll of [true, false, 1, 0]) vk.waitForFences(device, [fence], waitAll as boolean, 0n);
+    assertEquals(
+      mock.calls.filter((c) => c.command === "vkWaitForFences").map((c) => c.args.waitAll),
+      [1, 0, 1, 0],
+    );
+    const commandPool = vk.createCommandPool(device, { queueFamilyIndex: 0 });
+    const [cb] = vk.allocateCommandBuffers(device, {
+      commandPool,
+      level: VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+      commandBufferCount: 1,
+    });
+    vk.beginCommandBuffer(cb!, {});
+    // An array of VkBool32: each element checked, named by its index.
+    assertThrows(() => vk.cmdSetColorBlendEnableEXT(cb!, 0, [true, 2 as unknown as boolean]), {
+      name: "RangeError",
+      message: bool32("vkCmdSetColorBlendEnableEXT", "pColorBlendEnables", "2").replace(
+        '"pColorBlendEnables" expected',
+        '"pColorBlendEnables" element 1: expected',
+      ),
+    });
+    assertEquals(mock.callCount("vkCmdSetColorBlendEnableEXT"), 0);
+    vk.endCommandBuffer(cb!);
+    vk.destroyCommandPool(device, commandPool);
+    vk.destroyFence(device, fence);
+  });
+});

@@ -252,3 +252,46 @@ Deno.test("an idiomatic command given a struct with an 8-bit value out of range 
   });
   assertEquals(mock.callCount("vkCreatePipelineCache"), 0);
 });
+
+const BOOL32 = "expected true or false, or 1 or 0 (VkBool32: VK_TRUE or VK_FALSE)";
+
+Deno.test("a VkBool32 member takes true, false, 1 or 0 and refuses any other value naming the member", () => {
+  using arena = new Arena();
+  const S = "VkPipelineRasterizationStateCreateInfo";
+  const write = (depthClampEnable: unknown) => writeStruct(arena, S, { depthClampEnable } as never);
+  for (const value of [2, -1, 1.5, NaN]) {
+    assertThrows(() => write(value), {
+      name: "RangeError",
+      message: `Cannot write "${value}" to member "depthClampEnable" of "${S}": ${BOOL32}`,
+    });
+  }
+  assertThrows(() => write(2n), { name: "RangeError", message: /"2n" to member "depthClampEnable"/ });
+  assertThrows(() => write("yes"), {
+    name: "TypeError",
+    message: `Cannot write "yes" to member "depthClampEnable" of "${S}": expected a boolean`,
+  });
+  const back = (value: unknown) => readStruct(S, write(value)).depthClampEnable;
+  assertEquals([back(true), back(false), back(1), back(0)], [1, 0, 1, 0]);
+  // An array of VkBool32 (pColorWriteEnables): each element is checked, named by its index.
+  assertThrows(
+    () => writeStruct(arena, "VkPipelineColorWriteCreateInfoEXT", { pColorWriteEnables: [true, 2] }),
+    {
+      name: "RangeError",
+      message:
+        `Cannot write "2" to member "pColorWriteEnables" of "VkPipelineColorWriteCreateInfoEXT" element 1: ${BOOL32}`,
+    },
+  );
+});
+
+Deno.test("an idiomatic command given a struct with a VkBool32 of 2 throws naming the command; the driver is not called", () => {
+  using mock = new MockDriver({ record: true, onProblem: () => {} });
+  using raw = Vulkan.load({ drivers: [mock], env: isolated.env });
+  withVkDevice(raw, (vk, device) => {
+    assertThrows(() => vk.createSampler(device, { anisotropyEnable: 2 }), {
+      name: "RangeError",
+      message:
+        `Cannot call "vkCreateSampler": parameter "pCreateInfo": Cannot write "2" to member "anisotropyEnable" of "VkSamplerCreateInfo": ${BOOL32}`,
+    });
+  });
+  assertEquals(mock.callCount("vkCreateSampler"), 0);
+});

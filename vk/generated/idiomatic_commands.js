@@ -2827,7 +2827,9 @@ export function commands() {
         const a3 = typeof u3 === "bigint"
           ? u3
           : rt.wide(u3, false, "vkCmdBuildAccelerationStructureNV", "instanceOffset");
-        const a4 = u4 ? 1 : 0;
+        let a4 = 0;
+        if (u4 === true) a4 = 1;
+        else if (u4 !== false) a4 = rt.integer(u4, "bool", "vkCmdBuildAccelerationStructureNV", "update");
         const a5 = u5;
         const a6 = u6 ?? null;
         const a7 = u7;
@@ -6902,7 +6904,11 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = u1 ? 1 : 0;
+        let a1 = 0;
+        if (u1 === true) a1 = 1;
+        else if (u1 !== false) {
+          a1 = rt.integer(u1, "bool", "vkCmdExecuteGeneratedCommandsEXT", "isPreprocessed");
+        }
         let a2;
         if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
           const top = m.top;
@@ -6953,7 +6959,11 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        const a1 = u1 ? 1 : 0;
+        let a1 = 0;
+        if (u1 === true) a1 = 1;
+        else if (u1 !== false) {
+          a1 = rt.integer(u1, "bool", "vkCmdExecuteGeneratedCommandsNV", "isPreprocessed");
+        }
         let a2;
         if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
           const top = m.top;
@@ -8040,7 +8050,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1 ? 1 : 0;
+      let a1 = 0;
+      if (u1 === true) a1 = 1;
+      else if (u1 !== false) {
+        a1 = rt.integer(u1, "bool", "vkCmdSetAlphaToCoverageEnableEXT", "alphaToCoverageEnable");
+      }
       check(a0, a1);
       fn(a0, a1);
     };
@@ -8056,7 +8070,9 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1 ? 1 : 0;
+      let a1 = 0;
+      if (u1 === true) a1 = 1;
+      else if (u1 !== false) a1 = rt.integer(u1, "bool", "vkCmdSetAlphaToOneEnableEXT", "alphaToOneEnable");
       check(a0, a1);
       fn(a0, a1);
     };
@@ -8524,7 +8540,16 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1 ? 1 : 0;
+      let a1 = 0;
+      if (u1 === true) a1 = 1;
+      else if (u1 !== false) {
+        a1 = rt.integer(
+          u1,
+          "bool",
+          "vkCmdSetCoverageModulationTableEnableNV",
+          "coverageModulationTableEnable",
+        );
+      }
       check(a0, a1);
       fn(a0, a1);
     };
@@ -8597,7 +8622,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1 ? 1 : 0;
+      let a1 = 0;
+      if (u1 === true) a1 = 1;
+      else if (u1 !== false) {
+        a1 = rt.integer(u1, "bool", "vkCmdSetCoverageToColorEnableNV", "coverageToColorEnable");
+      }
       check(a0, a1);
       fn(a0, a1);
     };
@@ -8719,7 +8748,9 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1 ? 1 : 0;
+      let a1 = 0;
+      if (u1 === true) a1 = 1;
+      else if (u1 !== false) a1 = rt.integer(u1, "bool", "vkCmdSetDepthBiasEnable", "depthBiasEnable");
       check(a0, a1);
       fn(a0, a1);
     };
@@ -8752,7 +8783,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1 ? 1 : 0;
+      let a1 = 0;
+      if (u1 === true) a1 = 1;
+      else if (u1 !== false) {
+        a1 = rt.integer(u1, "bool", "vkCmdSetDepthBoundsTestEnable", "depthBoundsTestEnable");
+      }
       check(a0, a1);
       fn(a0, a1);
     };
@@ -8768,7 +8803,9 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1 ? 1 : 0;
+      let a1 = 0;
+      if (u1 === true) a1 = 1;
+      else if (u1 !== false) a1 = rt.integer(u1, "bool", "vkCmdSetDepthClampEnableEXT", "depthClampEnable");
       check(a0, a1);
       fn(a0, a1);
     };
@@ -8838,7 +8875,9 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1 ? 1 : 0;
+      let a1 = 0;
+      if (u1 === true) a1 = 1;
+      else if (u1 !== false) a1 = rt.integer(u1, "bool", "vkCmdSetDepthClipEnableEXT", "depthClipEnable");
       check(a0, a1);
       fn(a0, a1);
     };
@@ -8854,7 +8893,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1 ? 1 : 0;
+      let a1 = 0;
+      if (u1 === true) a1 = 1;
+      else if (u1 !== false) {
+        a1 = rt.integer(u1, "bool", "vkCmdSetDepthClipNegativeOneToOneEXT", "negativeOneToOne");
+      }
       check(a0, a1);
       fn(a0, a1);
     };
@@ -8889,7 +8932,9 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1 ? 1 : 0;
+      let a1 = 0;
+      if (u1 === true) a1 = 1;
+      else if (u1 !== false) a1 = rt.integer(u1, "bool", "vkCmdSetDepthTestEnable", "depthTestEnable");
       check(a0, a1);
       fn(a0, a1);
     };
@@ -8905,7 +8950,9 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1 ? 1 : 0;
+      let a1 = 0;
+      if (u1 === true) a1 = 1;
+      else if (u1 !== false) a1 = rt.integer(u1, "bool", "vkCmdSetDepthWriteEnable", "depthWriteEnable");
       check(a0, a1);
       fn(a0, a1);
     };
@@ -9098,7 +9145,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1 ? 1 : 0;
+      let a1 = 0;
+      if (u1 === true) a1 = 1;
+      else if (u1 !== false) {
+        a1 = rt.integer(u1, "bool", "vkCmdSetDiscardRectangleEnableEXT", "discardRectangleEnable");
+      }
       check(a0, a1);
       fn(a0, a1);
     };
@@ -9479,7 +9530,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1 ? 1 : 0;
+      let a1 = 0;
+      if (u1 === true) a1 = 1;
+      else if (u1 !== false) {
+        a1 = rt.integer(u1, "bool", "vkCmdSetLineStippleEnableEXT", "stippledLineEnable");
+      }
       check(a0, a1);
       fn(a0, a1);
     };
@@ -9530,7 +9585,9 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1 ? 1 : 0;
+      let a1 = 0;
+      if (u1 === true) a1 = 1;
+      else if (u1 !== false) a1 = rt.integer(u1, "bool", "vkCmdSetLogicOpEnableEXT", "logicOpEnable");
       check(a0, a1);
       fn(a0, a1);
     };
@@ -9737,7 +9794,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1 ? 1 : 0;
+      let a1 = 0;
+      if (u1 === true) a1 = 1;
+      else if (u1 !== false) {
+        a1 = rt.integer(u1, "bool", "vkCmdSetPrimitiveRestartEnable", "primitiveRestartEnable");
+      }
       check(a0, a1);
       fn(a0, a1);
     };
@@ -9848,7 +9909,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1 ? 1 : 0;
+      let a1 = 0;
+      if (u1 === true) a1 = 1;
+      else if (u1 !== false) {
+        a1 = rt.integer(u1, "bool", "vkCmdSetRasterizerDiscardEnable", "rasterizerDiscardEnable");
+      }
       check(a0, a1);
       fn(a0, a1);
     };
@@ -9983,7 +10048,16 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1 ? 1 : 0;
+      let a1 = 0;
+      if (u1 === true) a1 = 1;
+      else if (u1 !== false) {
+        a1 = rt.integer(
+          u1,
+          "bool",
+          "vkCmdSetRepresentativeFragmentTestEnableNV",
+          "representativeFragmentTestEnable",
+        );
+      }
       check(a0, a1);
       fn(a0, a1);
     };
@@ -10049,7 +10123,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1 ? 1 : 0;
+      let a1 = 0;
+      if (u1 === true) a1 = 1;
+      else if (u1 !== false) {
+        a1 = rt.integer(u1, "bool", "vkCmdSetSampleLocationsEnableEXT", "sampleLocationsEnable");
+      }
       check(a0, a1);
       fn(a0, a1);
     };
@@ -10179,7 +10257,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1 ? 1 : 0;
+      let a1 = 0;
+      if (u1 === true) a1 = 1;
+      else if (u1 !== false) {
+        a1 = rt.integer(u1, "bool", "vkCmdSetShadingRateImageEnableNV", "shadingRateImageEnable");
+      }
       check(a0, a1);
       fn(a0, a1);
     };
@@ -10276,7 +10358,9 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1 ? 1 : 0;
+      let a1 = 0;
+      if (u1 === true) a1 = 1;
+      else if (u1 !== false) a1 = rt.integer(u1, "bool", "vkCmdSetStencilTestEnable", "stencilTestEnable");
       check(a0, a1);
       fn(a0, a1);
     };
@@ -10601,7 +10685,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1 ? 1 : 0;
+      let a1 = 0;
+      if (u1 === true) a1 = 1;
+      else if (u1 !== false) {
+        a1 = rt.integer(u1, "bool", "vkCmdSetViewportWScalingEnableNV", "viewportWScalingEnable");
+      }
       check(a0, a1);
       fn(a0, a1);
     };
@@ -28318,7 +28406,9 @@ export function commands() {
             "vkRegisterCustomBorderColorEXT",
             "pBorderColor",
           );}
-        const a2 = u2 ? 1 : 0;
+        let a2 = 0;
+        if (u2 === true) a2 = 1;
+        else if (u2 !== false) a2 = rt.integer(u2, "bool", "vkRegisterCustomBorderColorEXT", "requestIndex");
         const a3 = m.at(0);
         check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
@@ -29173,8 +29263,12 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
-      const a1 = u1 ? 1 : 0;
-      const a2 = u2 ? 1 : 0;
+      let a1 = 0;
+      if (u1 === true) a1 = 1;
+      else if (u1 !== false) a1 = rt.integer(u1, "bool", "vkSetLatencySleepModeLegacyNV", "lowLatencyMode");
+      let a2 = 0;
+      if (u2 === true) a2 = 1;
+      else if (u2 !== false) a2 = rt.integer(u2, "bool", "vkSetLatencySleepModeLegacyNV", "lowLatencyBoost");
       let a3 = u3;
       if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
         a3 = rt.integer(a3, "u32", "vkSetLatencySleepModeLegacyNV", "minimumIntervalUs");
@@ -29247,7 +29341,9 @@ export function commands() {
       }
       const a0 = u0;
       const a1 = u1;
-      const a2 = u2 ? 1 : 0;
+      let a2 = 0;
+      if (u2 === true) a2 = 1;
+      else if (u2 !== false) a2 = rt.integer(u2, "bool", "vkSetLocalDimmingAMD", "localDimmingEnable");
       check(a0, a1, a2);
       fn(a0, a1, a2);
     };
@@ -29887,7 +29983,9 @@ export function commands() {
           m.u64[c >> 3] = rt.address(e2);
           a2 = m.at(c);
         } else a2 = rt.handles(m, "VkFence", u1, false, "vkWaitForFences", "pFences", false);
-        const a3 = u2 ? 1 : 0;
+        let a3 = 0;
+        if (u2 === true) a3 = 1;
+        else if (u2 !== false) a3 = rt.integer(u2, "bool", "vkWaitForFences", "waitAll");
         const a4 = typeof u3 === "bigint" ? u3 : rt.wide(u3, false, "vkWaitForFences", "timeout");
         const n1_0 = Array.isArray(u1) ? u1.length : rt.len(u1, "handle", "vkWaitForFences", "pFences");
         const a1 = n1_0;

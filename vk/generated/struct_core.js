@@ -11,6 +11,7 @@
 import {
   array,
   badValue,
+  bool,
   covers,
   element,
   f32,
@@ -1452,7 +1453,7 @@ export function structs() {
     if ((x = v.renderPass) !== undefined) seen += putPointer(m, o + 16, x, S, "renderPass");
     if ((x = v.subpass) !== undefined) seen += u32(m, o + 24, x, S, "subpass");
     if ((x = v.framebuffer) !== undefined) seen += putPointer(m, o + 32, x, S, "framebuffer");
-    if ((x = v.occlusionQueryEnable) !== undefined) seen += u32(m, o + 40, x, S, "occlusionQueryEnable");
+    if ((x = v.occlusionQueryEnable) !== undefined) seen += bool(m, o + 40, x, S, "occlusionQueryEnable");
     if ((x = v.queryFlags) !== undefined) seen += u32(m, o + 44, x, S, "queryFlags");
     if ((x = v.pipelineStatistics) !== undefined) seen += u32(m, o + 48, x, S, "pipelineStatistics");
     let keys = 0;
@@ -2648,7 +2649,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.supported) !== undefined) seen += u32(m, o + 16, x, S, "supported");
+    if ((x = v.supported) !== undefined) seen += bool(m, o + 16, x, S, "supported");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -4761,8 +4762,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.optimalDeviceAccess) !== undefined) seen += u32(m, o + 16, x, S, "optimalDeviceAccess");
-    if ((x = v.identicalMemoryLayout) !== undefined) seen += u32(m, o + 20, x, S, "identicalMemoryLayout");
+    if ((x = v.optimalDeviceAccess) !== undefined) seen += bool(m, o + 16, x, S, "optimalDeviceAccess");
+    if ((x = v.identicalMemoryLayout) !== undefined) seen += bool(m, o + 20, x, S, "identicalMemoryLayout");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -5974,10 +5975,10 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.prefersDedicatedAllocation) !== undefined) {
-      seen += u32(m, o + 16, x, S, "prefersDedicatedAllocation");
+      seen += bool(m, o + 16, x, S, "prefersDedicatedAllocation");
     }
     if ((x = v.requiresDedicatedAllocation) !== undefined) {
-      seen += u32(m, o + 20, x, S, "requiresDedicatedAllocation");
+      seen += bool(m, o + 20, x, S, "requiresDedicatedAllocation");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -6266,13 +6267,13 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.storageBuffer16BitAccess) !== undefined) {
-      seen += u32(m, o + 16, x, S, "storageBuffer16BitAccess");
+      seen += bool(m, o + 16, x, S, "storageBuffer16BitAccess");
     }
     if ((x = v.uniformAndStorageBuffer16BitAccess) !== undefined) {
-      seen += u32(m, o + 20, x, S, "uniformAndStorageBuffer16BitAccess");
+      seen += bool(m, o + 20, x, S, "uniformAndStorageBuffer16BitAccess");
     }
-    if ((x = v.storagePushConstant16) !== undefined) seen += u32(m, o + 24, x, S, "storagePushConstant16");
-    if ((x = v.storageInputOutput16) !== undefined) seen += u32(m, o + 28, x, S, "storageInputOutput16");
+    if ((x = v.storagePushConstant16) !== undefined) seen += bool(m, o + 24, x, S, "storagePushConstant16");
+    if ((x = v.storageInputOutput16) !== undefined) seen += bool(m, o + 28, x, S, "storageInputOutput16");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -6301,12 +6302,12 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.storageBuffer8BitAccess) !== undefined) {
-      seen += u32(m, o + 16, x, S, "storageBuffer8BitAccess");
+      seen += bool(m, o + 16, x, S, "storageBuffer8BitAccess");
     }
     if ((x = v.uniformAndStorageBuffer8BitAccess) !== undefined) {
-      seen += u32(m, o + 20, x, S, "uniformAndStorageBuffer8BitAccess");
+      seen += bool(m, o + 20, x, S, "uniformAndStorageBuffer8BitAccess");
     }
-    if ((x = v.storagePushConstant8) !== undefined) seen += u32(m, o + 24, x, S, "storagePushConstant8");
+    if ((x = v.storagePushConstant8) !== undefined) seen += bool(m, o + 24, x, S, "storagePushConstant8");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -6333,12 +6334,12 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.bufferDeviceAddress) !== undefined) seen += u32(m, o + 16, x, S, "bufferDeviceAddress");
+    if ((x = v.bufferDeviceAddress) !== undefined) seen += bool(m, o + 16, x, S, "bufferDeviceAddress");
     if ((x = v.bufferDeviceAddressCaptureReplay) !== undefined) {
-      seen += u32(m, o + 20, x, S, "bufferDeviceAddressCaptureReplay");
+      seen += bool(m, o + 20, x, S, "bufferDeviceAddressCaptureReplay");
     }
     if ((x = v.bufferDeviceAddressMultiDevice) !== undefined) {
-      seen += u32(m, o + 24, x, S, "bufferDeviceAddressMultiDevice");
+      seen += bool(m, o + 24, x, S, "bufferDeviceAddressMultiDevice");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -6372,8 +6373,8 @@ export function structs() {
     if ((x = v.supportedStencilResolveModes) !== undefined) {
       seen += u32(m, o + 20, x, S, "supportedStencilResolveModes");
     }
-    if ((x = v.independentResolveNone) !== undefined) seen += u32(m, o + 24, x, S, "independentResolveNone");
-    if ((x = v.independentResolve) !== undefined) seen += u32(m, o + 28, x, S, "independentResolve");
+    if ((x = v.independentResolveNone) !== undefined) seen += bool(m, o + 24, x, S, "independentResolveNone");
+    if ((x = v.independentResolve) !== undefined) seen += bool(m, o + 28, x, S, "independentResolve");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -6402,63 +6403,63 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.shaderInputAttachmentArrayDynamicIndexing) !== undefined) {
-      seen += u32(m, o + 16, x, S, "shaderInputAttachmentArrayDynamicIndexing");
+      seen += bool(m, o + 16, x, S, "shaderInputAttachmentArrayDynamicIndexing");
     }
     if ((x = v.shaderUniformTexelBufferArrayDynamicIndexing) !== undefined) {
-      seen += u32(m, o + 20, x, S, "shaderUniformTexelBufferArrayDynamicIndexing");
+      seen += bool(m, o + 20, x, S, "shaderUniformTexelBufferArrayDynamicIndexing");
     }
     if ((x = v.shaderStorageTexelBufferArrayDynamicIndexing) !== undefined) {
-      seen += u32(m, o + 24, x, S, "shaderStorageTexelBufferArrayDynamicIndexing");
+      seen += bool(m, o + 24, x, S, "shaderStorageTexelBufferArrayDynamicIndexing");
     }
     if ((x = v.shaderUniformBufferArrayNonUniformIndexing) !== undefined) {
-      seen += u32(m, o + 28, x, S, "shaderUniformBufferArrayNonUniformIndexing");
+      seen += bool(m, o + 28, x, S, "shaderUniformBufferArrayNonUniformIndexing");
     }
     if ((x = v.shaderSampledImageArrayNonUniformIndexing) !== undefined) {
-      seen += u32(m, o + 32, x, S, "shaderSampledImageArrayNonUniformIndexing");
+      seen += bool(m, o + 32, x, S, "shaderSampledImageArrayNonUniformIndexing");
     }
     if ((x = v.shaderStorageBufferArrayNonUniformIndexing) !== undefined) {
-      seen += u32(m, o + 36, x, S, "shaderStorageBufferArrayNonUniformIndexing");
+      seen += bool(m, o + 36, x, S, "shaderStorageBufferArrayNonUniformIndexing");
     }
     if ((x = v.shaderStorageImageArrayNonUniformIndexing) !== undefined) {
-      seen += u32(m, o + 40, x, S, "shaderStorageImageArrayNonUniformIndexing");
+      seen += bool(m, o + 40, x, S, "shaderStorageImageArrayNonUniformIndexing");
     }
     if ((x = v.shaderInputAttachmentArrayNonUniformIndexing) !== undefined) {
-      seen += u32(m, o + 44, x, S, "shaderInputAttachmentArrayNonUniformIndexing");
+      seen += bool(m, o + 44, x, S, "shaderInputAttachmentArrayNonUniformIndexing");
     }
     if ((x = v.shaderUniformTexelBufferArrayNonUniformIndexing) !== undefined) {
-      seen += u32(m, o + 48, x, S, "shaderUniformTexelBufferArrayNonUniformIndexing");
+      seen += bool(m, o + 48, x, S, "shaderUniformTexelBufferArrayNonUniformIndexing");
     }
     if ((x = v.shaderStorageTexelBufferArrayNonUniformIndexing) !== undefined) {
-      seen += u32(m, o + 52, x, S, "shaderStorageTexelBufferArrayNonUniformIndexing");
+      seen += bool(m, o + 52, x, S, "shaderStorageTexelBufferArrayNonUniformIndexing");
     }
     if ((x = v.descriptorBindingUniformBufferUpdateAfterBind) !== undefined) {
-      seen += u32(m, o + 56, x, S, "descriptorBindingUniformBufferUpdateAfterBind");
+      seen += bool(m, o + 56, x, S, "descriptorBindingUniformBufferUpdateAfterBind");
     }
     if ((x = v.descriptorBindingSampledImageUpdateAfterBind) !== undefined) {
-      seen += u32(m, o + 60, x, S, "descriptorBindingSampledImageUpdateAfterBind");
+      seen += bool(m, o + 60, x, S, "descriptorBindingSampledImageUpdateAfterBind");
     }
     if ((x = v.descriptorBindingStorageImageUpdateAfterBind) !== undefined) {
-      seen += u32(m, o + 64, x, S, "descriptorBindingStorageImageUpdateAfterBind");
+      seen += bool(m, o + 64, x, S, "descriptorBindingStorageImageUpdateAfterBind");
     }
     if ((x = v.descriptorBindingStorageBufferUpdateAfterBind) !== undefined) {
-      seen += u32(m, o + 68, x, S, "descriptorBindingStorageBufferUpdateAfterBind");
+      seen += bool(m, o + 68, x, S, "descriptorBindingStorageBufferUpdateAfterBind");
     }
     if ((x = v.descriptorBindingUniformTexelBufferUpdateAfterBind) !== undefined) {
-      seen += u32(m, o + 72, x, S, "descriptorBindingUniformTexelBufferUpdateAfterBind");
+      seen += bool(m, o + 72, x, S, "descriptorBindingUniformTexelBufferUpdateAfterBind");
     }
     if ((x = v.descriptorBindingStorageTexelBufferUpdateAfterBind) !== undefined) {
-      seen += u32(m, o + 76, x, S, "descriptorBindingStorageTexelBufferUpdateAfterBind");
+      seen += bool(m, o + 76, x, S, "descriptorBindingStorageTexelBufferUpdateAfterBind");
     }
     if ((x = v.descriptorBindingUpdateUnusedWhilePending) !== undefined) {
-      seen += u32(m, o + 80, x, S, "descriptorBindingUpdateUnusedWhilePending");
+      seen += bool(m, o + 80, x, S, "descriptorBindingUpdateUnusedWhilePending");
     }
     if ((x = v.descriptorBindingPartiallyBound) !== undefined) {
-      seen += u32(m, o + 84, x, S, "descriptorBindingPartiallyBound");
+      seen += bool(m, o + 84, x, S, "descriptorBindingPartiallyBound");
     }
     if ((x = v.descriptorBindingVariableDescriptorCount) !== undefined) {
-      seen += u32(m, o + 88, x, S, "descriptorBindingVariableDescriptorCount");
+      seen += bool(m, o + 88, x, S, "descriptorBindingVariableDescriptorCount");
     }
-    if ((x = v.runtimeDescriptorArray) !== undefined) seen += u32(m, o + 92, x, S, "runtimeDescriptorArray");
+    if ((x = v.runtimeDescriptorArray) !== undefined) seen += bool(m, o + 92, x, S, "runtimeDescriptorArray");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -6506,25 +6507,25 @@ export function structs() {
       seen += u32(m, o + 16, x, S, "maxUpdateAfterBindDescriptorsInAllPools");
     }
     if ((x = v.shaderUniformBufferArrayNonUniformIndexingNative) !== undefined) {
-      seen += u32(m, o + 20, x, S, "shaderUniformBufferArrayNonUniformIndexingNative");
+      seen += bool(m, o + 20, x, S, "shaderUniformBufferArrayNonUniformIndexingNative");
     }
     if ((x = v.shaderSampledImageArrayNonUniformIndexingNative) !== undefined) {
-      seen += u32(m, o + 24, x, S, "shaderSampledImageArrayNonUniformIndexingNative");
+      seen += bool(m, o + 24, x, S, "shaderSampledImageArrayNonUniformIndexingNative");
     }
     if ((x = v.shaderStorageBufferArrayNonUniformIndexingNative) !== undefined) {
-      seen += u32(m, o + 28, x, S, "shaderStorageBufferArrayNonUniformIndexingNative");
+      seen += bool(m, o + 28, x, S, "shaderStorageBufferArrayNonUniformIndexingNative");
     }
     if ((x = v.shaderStorageImageArrayNonUniformIndexingNative) !== undefined) {
-      seen += u32(m, o + 32, x, S, "shaderStorageImageArrayNonUniformIndexingNative");
+      seen += bool(m, o + 32, x, S, "shaderStorageImageArrayNonUniformIndexingNative");
     }
     if ((x = v.shaderInputAttachmentArrayNonUniformIndexingNative) !== undefined) {
-      seen += u32(m, o + 36, x, S, "shaderInputAttachmentArrayNonUniformIndexingNative");
+      seen += bool(m, o + 36, x, S, "shaderInputAttachmentArrayNonUniformIndexingNative");
     }
     if ((x = v.robustBufferAccessUpdateAfterBind) !== undefined) {
-      seen += u32(m, o + 40, x, S, "robustBufferAccessUpdateAfterBind");
+      seen += bool(m, o + 40, x, S, "robustBufferAccessUpdateAfterBind");
     }
     if ((x = v.quadDivergentImplicitLod) !== undefined) {
-      seen += u32(m, o + 44, x, S, "quadDivergentImplicitLod");
+      seen += bool(m, o + 44, x, S, "quadDivergentImplicitLod");
     }
     if ((x = v.maxPerStageDescriptorUpdateAfterBindSamplers) !== undefined) {
       seen += u32(m, o + 48, x, S, "maxPerStageDescriptorUpdateAfterBindSamplers");
@@ -6658,7 +6659,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.dynamicRendering) !== undefined) seen += u32(m, o + 16, x, S, "dynamicRendering");
+    if ((x = v.dynamicRendering) !== undefined) seen += bool(m, o + 16, x, S, "dynamicRendering");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -6684,7 +6685,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.dynamicRenderingLocalRead) !== undefined) {
-      seen += u32(m, o + 16, x, S, "dynamicRenderingLocalRead");
+      seen += bool(m, o + 16, x, S, "dynamicRenderingLocalRead");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -6808,103 +6809,109 @@ export function structs() {
   function writeVkPhysicalDeviceFeatures(m, o, v, k) {
     const S = "VkPhysicalDeviceFeatures";
     let seen = 0, x;
-    if ((x = v.robustBufferAccess) !== undefined) seen += u32(m, o, x, S, "robustBufferAccess");
-    if ((x = v.fullDrawIndexUint32) !== undefined) seen += u32(m, o + 4, x, S, "fullDrawIndexUint32");
-    if ((x = v.imageCubeArray) !== undefined) seen += u32(m, o + 8, x, S, "imageCubeArray");
-    if ((x = v.independentBlend) !== undefined) seen += u32(m, o + 12, x, S, "independentBlend");
-    if ((x = v.geometryShader) !== undefined) seen += u32(m, o + 16, x, S, "geometryShader");
-    if ((x = v.tessellationShader) !== undefined) seen += u32(m, o + 20, x, S, "tessellationShader");
-    if ((x = v.sampleRateShading) !== undefined) seen += u32(m, o + 24, x, S, "sampleRateShading");
-    if ((x = v.dualSrcBlend) !== undefined) seen += u32(m, o + 28, x, S, "dualSrcBlend");
-    if ((x = v.logicOp) !== undefined) seen += u32(m, o + 32, x, S, "logicOp");
-    if ((x = v.multiDrawIndirect) !== undefined) seen += u32(m, o + 36, x, S, "multiDrawIndirect");
+    if ((x = v.robustBufferAccess) !== undefined) seen += bool(m, o, x, S, "robustBufferAccess");
+    if ((x = v.fullDrawIndexUint32) !== undefined) seen += bool(m, o + 4, x, S, "fullDrawIndexUint32");
+    if ((x = v.imageCubeArray) !== undefined) seen += bool(m, o + 8, x, S, "imageCubeArray");
+    if ((x = v.independentBlend) !== undefined) seen += bool(m, o + 12, x, S, "independentBlend");
+    if ((x = v.geometryShader) !== undefined) seen += bool(m, o + 16, x, S, "geometryShader");
+    if ((x = v.tessellationShader) !== undefined) seen += bool(m, o + 20, x, S, "tessellationShader");
+    if ((x = v.sampleRateShading) !== undefined) seen += bool(m, o + 24, x, S, "sampleRateShading");
+    if ((x = v.dualSrcBlend) !== undefined) seen += bool(m, o + 28, x, S, "dualSrcBlend");
+    if ((x = v.logicOp) !== undefined) seen += bool(m, o + 32, x, S, "logicOp");
+    if ((x = v.multiDrawIndirect) !== undefined) seen += bool(m, o + 36, x, S, "multiDrawIndirect");
     if ((x = v.drawIndirectFirstInstance) !== undefined) {
-      seen += u32(m, o + 40, x, S, "drawIndirectFirstInstance");
+      seen += bool(m, o + 40, x, S, "drawIndirectFirstInstance");
     }
-    if ((x = v.depthClamp) !== undefined) seen += u32(m, o + 44, x, S, "depthClamp");
-    if ((x = v.depthBiasClamp) !== undefined) seen += u32(m, o + 48, x, S, "depthBiasClamp");
-    if ((x = v.fillModeNonSolid) !== undefined) seen += u32(m, o + 52, x, S, "fillModeNonSolid");
-    if ((x = v.depthBounds) !== undefined) seen += u32(m, o + 56, x, S, "depthBounds");
-    if ((x = v.wideLines) !== undefined) seen += u32(m, o + 60, x, S, "wideLines");
-    if ((x = v.largePoints) !== undefined) seen += u32(m, o + 64, x, S, "largePoints");
-    if ((x = v.alphaToOne) !== undefined) seen += u32(m, o + 68, x, S, "alphaToOne");
-    if ((x = v.multiViewport) !== undefined) seen += u32(m, o + 72, x, S, "multiViewport");
-    if ((x = v.samplerAnisotropy) !== undefined) seen += u32(m, o + 76, x, S, "samplerAnisotropy");
-    if ((x = v.textureCompressionETC2) !== undefined) seen += u32(m, o + 80, x, S, "textureCompressionETC2");
+    if ((x = v.depthClamp) !== undefined) seen += bool(m, o + 44, x, S, "depthClamp");
+    if ((x = v.depthBiasClamp) !== undefined) seen += bool(m, o + 48, x, S, "depthBiasClamp");
+    if ((x = v.fillModeNonSolid) !== undefined) seen += bool(m, o + 52, x, S, "fillModeNonSolid");
+    if ((x = v.depthBounds) !== undefined) seen += bool(m, o + 56, x, S, "depthBounds");
+    if ((x = v.wideLines) !== undefined) seen += bool(m, o + 60, x, S, "wideLines");
+    if ((x = v.largePoints) !== undefined) seen += bool(m, o + 64, x, S, "largePoints");
+    if ((x = v.alphaToOne) !== undefined) seen += bool(m, o + 68, x, S, "alphaToOne");
+    if ((x = v.multiViewport) !== undefined) seen += bool(m, o + 72, x, S, "multiViewport");
+    if ((x = v.samplerAnisotropy) !== undefined) seen += bool(m, o + 76, x, S, "samplerAnisotropy");
+    if ((x = v.textureCompressionETC2) !== undefined) seen += bool(m, o + 80, x, S, "textureCompressionETC2");
     if ((x = v.textureCompressionASTC_LDR) !== undefined) {
-      seen += u32(m, o + 84, x, S, "textureCompressionASTC_LDR");
+      seen += bool(m, o + 84, x, S, "textureCompressionASTC_LDR");
     }
-    if ((x = v.textureCompressionBC) !== undefined) seen += u32(m, o + 88, x, S, "textureCompressionBC");
-    if ((x = v.occlusionQueryPrecise) !== undefined) seen += u32(m, o + 92, x, S, "occlusionQueryPrecise");
+    if ((x = v.textureCompressionBC) !== undefined) seen += bool(m, o + 88, x, S, "textureCompressionBC");
+    if ((x = v.occlusionQueryPrecise) !== undefined) seen += bool(m, o + 92, x, S, "occlusionQueryPrecise");
     if ((x = v.pipelineStatisticsQuery) !== undefined) {
-      seen += u32(m, o + 96, x, S, "pipelineStatisticsQuery");
+      seen += bool(m, o + 96, x, S, "pipelineStatisticsQuery");
     }
     if ((x = v.vertexPipelineStoresAndAtomics) !== undefined) {
-      seen += u32(m, o + 100, x, S, "vertexPipelineStoresAndAtomics");
+      seen += bool(m, o + 100, x, S, "vertexPipelineStoresAndAtomics");
     }
     if ((x = v.fragmentStoresAndAtomics) !== undefined) {
-      seen += u32(m, o + 104, x, S, "fragmentStoresAndAtomics");
+      seen += bool(m, o + 104, x, S, "fragmentStoresAndAtomics");
     }
     if ((x = v.shaderTessellationAndGeometryPointSize) !== undefined) {
-      seen += u32(m, o + 108, x, S, "shaderTessellationAndGeometryPointSize");
+      seen += bool(m, o + 108, x, S, "shaderTessellationAndGeometryPointSize");
     }
     if ((x = v.shaderImageGatherExtended) !== undefined) {
-      seen += u32(m, o + 112, x, S, "shaderImageGatherExtended");
+      seen += bool(m, o + 112, x, S, "shaderImageGatherExtended");
     }
     if ((x = v.shaderStorageImageExtendedFormats) !== undefined) {
-      seen += u32(m, o + 116, x, S, "shaderStorageImageExtendedFormats");
+      seen += bool(m, o + 116, x, S, "shaderStorageImageExtendedFormats");
     }
     if ((x = v.shaderStorageImageMultisample) !== undefined) {
-      seen += u32(m, o + 120, x, S, "shaderStorageImageMultisample");
+      seen += bool(m, o + 120, x, S, "shaderStorageImageMultisample");
     }
     if ((x = v.shaderStorageImageReadWithoutFormat) !== undefined) {
-      seen += u32(m, o + 124, x, S, "shaderStorageImageReadWithoutFormat");
+      seen += bool(m, o + 124, x, S, "shaderStorageImageReadWithoutFormat");
     }
     if ((x = v.shaderStorageImageWriteWithoutFormat) !== undefined) {
-      seen += u32(m, o + 128, x, S, "shaderStorageImageWriteWithoutFormat");
+      seen += bool(m, o + 128, x, S, "shaderStorageImageWriteWithoutFormat");
     }
     if ((x = v.shaderUniformBufferArrayDynamicIndexing) !== undefined) {
-      seen += u32(m, o + 132, x, S, "shaderUniformBufferArrayDynamicIndexing");
+      seen += bool(m, o + 132, x, S, "shaderUniformBufferArrayDynamicIndexing");
     }
     if ((x = v.shaderSampledImageArrayDynamicIndexing) !== undefined) {
-      seen += u32(m, o + 136, x, S, "shaderSampledImageArrayDynamicIndexing");
+      seen += bool(m, o + 136, x, S, "shaderSampledImageArrayDynamicIndexing");
     }
     if ((x = v.shaderStorageBufferArrayDynamicIndexing) !== undefined) {
-      seen += u32(m, o + 140, x, S, "shaderStorageBufferArrayDynamicIndexing");
+      seen += bool(m, o + 140, x, S, "shaderStorageBufferArrayDynamicIndexing");
     }
     if ((x = v.shaderStorageImageArrayDynamicIndexing) !== undefined) {
-      seen += u32(m, o + 144, x, S, "shaderStorageImageArrayDynamicIndexing");
+      seen += bool(m, o + 144, x, S, "shaderStorageImageArrayDynamicIndexing");
     }
-    if ((x = v.shaderClipDistance) !== undefined) seen += u32(m, o + 148, x, S, "shaderClipDistance");
-    if ((x = v.shaderCullDistance) !== undefined) seen += u32(m, o + 152, x, S, "shaderCullDistance");
-    if ((x = v.shaderFloat64) !== undefined) seen += u32(m, o + 156, x, S, "shaderFloat64");
-    if ((x = v.shaderInt64) !== undefined) seen += u32(m, o + 160, x, S, "shaderInt64");
-    if ((x = v.shaderInt16) !== undefined) seen += u32(m, o + 164, x, S, "shaderInt16");
+    if ((x = v.shaderClipDistance) !== undefined) seen += bool(m, o + 148, x, S, "shaderClipDistance");
+    if ((x = v.shaderCullDistance) !== undefined) seen += bool(m, o + 152, x, S, "shaderCullDistance");
+    if ((x = v.shaderFloat64) !== undefined) seen += bool(m, o + 156, x, S, "shaderFloat64");
+    if ((x = v.shaderInt64) !== undefined) seen += bool(m, o + 160, x, S, "shaderInt64");
+    if ((x = v.shaderInt16) !== undefined) seen += bool(m, o + 164, x, S, "shaderInt16");
     if ((x = v.shaderResourceResidency) !== undefined) {
-      seen += u32(m, o + 168, x, S, "shaderResourceResidency");
+      seen += bool(m, o + 168, x, S, "shaderResourceResidency");
     }
-    if ((x = v.shaderResourceMinLod) !== undefined) seen += u32(m, o + 172, x, S, "shaderResourceMinLod");
-    if ((x = v.sparseBinding) !== undefined) seen += u32(m, o + 176, x, S, "sparseBinding");
-    if ((x = v.sparseResidencyBuffer) !== undefined) seen += u32(m, o + 180, x, S, "sparseResidencyBuffer");
-    if ((x = v.sparseResidencyImage2D) !== undefined) seen += u32(m, o + 184, x, S, "sparseResidencyImage2D");
-    if ((x = v.sparseResidencyImage3D) !== undefined) seen += u32(m, o + 188, x, S, "sparseResidencyImage3D");
+    if ((x = v.shaderResourceMinLod) !== undefined) seen += bool(m, o + 172, x, S, "shaderResourceMinLod");
+    if ((x = v.sparseBinding) !== undefined) seen += bool(m, o + 176, x, S, "sparseBinding");
+    if ((x = v.sparseResidencyBuffer) !== undefined) seen += bool(m, o + 180, x, S, "sparseResidencyBuffer");
+    if ((x = v.sparseResidencyImage2D) !== undefined) {
+      seen += bool(m, o + 184, x, S, "sparseResidencyImage2D");
+    }
+    if ((x = v.sparseResidencyImage3D) !== undefined) {
+      seen += bool(m, o + 188, x, S, "sparseResidencyImage3D");
+    }
     if ((x = v.sparseResidency2Samples) !== undefined) {
-      seen += u32(m, o + 192, x, S, "sparseResidency2Samples");
+      seen += bool(m, o + 192, x, S, "sparseResidency2Samples");
     }
     if ((x = v.sparseResidency4Samples) !== undefined) {
-      seen += u32(m, o + 196, x, S, "sparseResidency4Samples");
+      seen += bool(m, o + 196, x, S, "sparseResidency4Samples");
     }
     if ((x = v.sparseResidency8Samples) !== undefined) {
-      seen += u32(m, o + 200, x, S, "sparseResidency8Samples");
+      seen += bool(m, o + 200, x, S, "sparseResidency8Samples");
     }
     if ((x = v.sparseResidency16Samples) !== undefined) {
-      seen += u32(m, o + 204, x, S, "sparseResidency16Samples");
+      seen += bool(m, o + 204, x, S, "sparseResidency16Samples");
     }
-    if ((x = v.sparseResidencyAliased) !== undefined) seen += u32(m, o + 208, x, S, "sparseResidencyAliased");
+    if ((x = v.sparseResidencyAliased) !== undefined) {
+      seen += bool(m, o + 208, x, S, "sparseResidencyAliased");
+    }
     if ((x = v.variableMultisampleRate) !== undefined) {
-      seen += u32(m, o + 212, x, S, "variableMultisampleRate");
+      seen += bool(m, o + 212, x, S, "variableMultisampleRate");
     }
-    if ((x = v.inheritedQueries) !== undefined) seen += u32(m, o + 216, x, S, "inheritedQueries");
+    if ((x = v.inheritedQueries) !== undefined) seen += bool(m, o + 216, x, S, "inheritedQueries");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -7017,49 +7024,49 @@ export function structs() {
       seen += u32(m, o + 20, x, S, "roundingModeIndependence");
     }
     if ((x = v.shaderSignedZeroInfNanPreserveFloat16) !== undefined) {
-      seen += u32(m, o + 24, x, S, "shaderSignedZeroInfNanPreserveFloat16");
+      seen += bool(m, o + 24, x, S, "shaderSignedZeroInfNanPreserveFloat16");
     }
     if ((x = v.shaderSignedZeroInfNanPreserveFloat32) !== undefined) {
-      seen += u32(m, o + 28, x, S, "shaderSignedZeroInfNanPreserveFloat32");
+      seen += bool(m, o + 28, x, S, "shaderSignedZeroInfNanPreserveFloat32");
     }
     if ((x = v.shaderSignedZeroInfNanPreserveFloat64) !== undefined) {
-      seen += u32(m, o + 32, x, S, "shaderSignedZeroInfNanPreserveFloat64");
+      seen += bool(m, o + 32, x, S, "shaderSignedZeroInfNanPreserveFloat64");
     }
     if ((x = v.shaderDenormPreserveFloat16) !== undefined) {
-      seen += u32(m, o + 36, x, S, "shaderDenormPreserveFloat16");
+      seen += bool(m, o + 36, x, S, "shaderDenormPreserveFloat16");
     }
     if ((x = v.shaderDenormPreserveFloat32) !== undefined) {
-      seen += u32(m, o + 40, x, S, "shaderDenormPreserveFloat32");
+      seen += bool(m, o + 40, x, S, "shaderDenormPreserveFloat32");
     }
     if ((x = v.shaderDenormPreserveFloat64) !== undefined) {
-      seen += u32(m, o + 44, x, S, "shaderDenormPreserveFloat64");
+      seen += bool(m, o + 44, x, S, "shaderDenormPreserveFloat64");
     }
     if ((x = v.shaderDenormFlushToZeroFloat16) !== undefined) {
-      seen += u32(m, o + 48, x, S, "shaderDenormFlushToZeroFloat16");
+      seen += bool(m, o + 48, x, S, "shaderDenormFlushToZeroFloat16");
     }
     if ((x = v.shaderDenormFlushToZeroFloat32) !== undefined) {
-      seen += u32(m, o + 52, x, S, "shaderDenormFlushToZeroFloat32");
+      seen += bool(m, o + 52, x, S, "shaderDenormFlushToZeroFloat32");
     }
     if ((x = v.shaderDenormFlushToZeroFloat64) !== undefined) {
-      seen += u32(m, o + 56, x, S, "shaderDenormFlushToZeroFloat64");
+      seen += bool(m, o + 56, x, S, "shaderDenormFlushToZeroFloat64");
     }
     if ((x = v.shaderRoundingModeRTEFloat16) !== undefined) {
-      seen += u32(m, o + 60, x, S, "shaderRoundingModeRTEFloat16");
+      seen += bool(m, o + 60, x, S, "shaderRoundingModeRTEFloat16");
     }
     if ((x = v.shaderRoundingModeRTEFloat32) !== undefined) {
-      seen += u32(m, o + 64, x, S, "shaderRoundingModeRTEFloat32");
+      seen += bool(m, o + 64, x, S, "shaderRoundingModeRTEFloat32");
     }
     if ((x = v.shaderRoundingModeRTEFloat64) !== undefined) {
-      seen += u32(m, o + 68, x, S, "shaderRoundingModeRTEFloat64");
+      seen += bool(m, o + 68, x, S, "shaderRoundingModeRTEFloat64");
     }
     if ((x = v.shaderRoundingModeRTZFloat16) !== undefined) {
-      seen += u32(m, o + 72, x, S, "shaderRoundingModeRTZFloat16");
+      seen += bool(m, o + 72, x, S, "shaderRoundingModeRTZFloat16");
     }
     if ((x = v.shaderRoundingModeRTZFloat32) !== undefined) {
-      seen += u32(m, o + 76, x, S, "shaderRoundingModeRTZFloat32");
+      seen += bool(m, o + 76, x, S, "shaderRoundingModeRTZFloat32");
     }
     if ((x = v.shaderRoundingModeRTZFloat64) !== undefined) {
-      seen += u32(m, o + 80, x, S, "shaderRoundingModeRTZFloat64");
+      seen += bool(m, o + 80, x, S, "shaderRoundingModeRTZFloat64");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -7101,7 +7108,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.globalPriorityQuery) !== undefined) seen += u32(m, o + 16, x, S, "globalPriorityQuery");
+    if ((x = v.globalPriorityQuery) !== undefined) seen += bool(m, o + 16, x, S, "globalPriorityQuery");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -7131,7 +7138,7 @@ export function structs() {
       seen++;
       fixedArray(m, o + 24, "pointer", 8, 32, x, S, "physicalDevices");
     }
-    if ((x = v.subsetAllocation) !== undefined) seen += u32(m, o + 280, x, S, "subsetAllocation");
+    if ((x = v.subsetAllocation) !== undefined) seen += bool(m, o + 280, x, S, "subsetAllocation");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -7158,7 +7165,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.hostImageCopy) !== undefined) seen += u32(m, o + 16, x, S, "hostImageCopy");
+    if ((x = v.hostImageCopy) !== undefined) seen += bool(m, o + 16, x, S, "hostImageCopy");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -7210,7 +7217,7 @@ export function structs() {
       fixedArray(m, o + 48, "u8", 1, 16, x, S, "optimalTilingLayoutUUID");
     }
     if ((x = v.identicalMemoryTypeRequirements) !== undefined) {
-      seen += u32(m, o + 64, x, S, "identicalMemoryTypeRequirements");
+      seen += bool(m, o + 64, x, S, "identicalMemoryTypeRequirements");
     }
     if ((x = v.copySrcLayoutCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "copySrcLayoutCount");
@@ -7249,7 +7256,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.hostQueryReset) !== undefined) seen += u32(m, o + 16, x, S, "hostQueryReset");
+    if ((x = v.hostQueryReset) !== undefined) seen += bool(m, o + 16, x, S, "hostQueryReset");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -7287,7 +7294,7 @@ export function structs() {
       fixedArray(m, o + 48, "u8", 1, 8, x, S, "deviceLUID");
     }
     if ((x = v.deviceNodeMask) !== undefined) seen += u32(m, o + 56, x, S, "deviceNodeMask");
-    if ((x = v.deviceLUIDValid) !== undefined) seen += u32(m, o + 60, x, S, "deviceLUIDValid");
+    if ((x = v.deviceLUIDValid) !== undefined) seen += bool(m, o + 60, x, S, "deviceLUIDValid");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -7349,7 +7356,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.robustImageAccess) !== undefined) seen += u32(m, o + 16, x, S, "robustImageAccess");
+    if ((x = v.robustImageAccess) !== undefined) seen += bool(m, o + 16, x, S, "robustImageAccess");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -7374,7 +7381,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.imagelessFramebuffer) !== undefined) seen += u32(m, o + 16, x, S, "imagelessFramebuffer");
+    if ((x = v.imagelessFramebuffer) !== undefined) seen += bool(m, o + 16, x, S, "imagelessFramebuffer");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -7399,7 +7406,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.indexTypeUint8) !== undefined) seen += u32(m, o + 16, x, S, "indexTypeUint8");
+    if ((x = v.indexTypeUint8) !== undefined) seen += bool(m, o + 16, x, S, "indexTypeUint8");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -7424,9 +7431,9 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.inlineUniformBlock) !== undefined) seen += u32(m, o + 16, x, S, "inlineUniformBlock");
+    if ((x = v.inlineUniformBlock) !== undefined) seen += bool(m, o + 16, x, S, "inlineUniformBlock");
     if ((x = v.descriptorBindingInlineUniformBlockUpdateAfterBind) !== undefined) {
-      seen += u32(m, o + 20, x, S, "descriptorBindingInlineUniformBlockUpdateAfterBind");
+      seen += bool(m, o + 20, x, S, "descriptorBindingInlineUniformBlockUpdateAfterBind");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -7704,7 +7711,7 @@ export function structs() {
     }
     if ((x = v.maxSampleMaskWords) !== undefined) seen += u32(m, o + 416, x, S, "maxSampleMaskWords");
     if ((x = v.timestampComputeAndGraphics) !== undefined) {
-      seen += u32(m, o + 420, x, S, "timestampComputeAndGraphics");
+      seen += bool(m, o + 420, x, S, "timestampComputeAndGraphics");
     }
     if ((x = v.timestampPeriod) !== undefined) seen += f32(m, o + 424, x, S, "timestampPeriod");
     if ((x = v.maxClipDistances) !== undefined) seen += u32(m, o + 428, x, S, "maxClipDistances");
@@ -7725,9 +7732,9 @@ export function structs() {
     }
     if ((x = v.pointSizeGranularity) !== undefined) seen += f32(m, o + 460, x, S, "pointSizeGranularity");
     if ((x = v.lineWidthGranularity) !== undefined) seen += f32(m, o + 464, x, S, "lineWidthGranularity");
-    if ((x = v.strictLines) !== undefined) seen += u32(m, o + 468, x, S, "strictLines");
+    if ((x = v.strictLines) !== undefined) seen += bool(m, o + 468, x, S, "strictLines");
     if ((x = v.standardSampleLocations) !== undefined) {
-      seen += u32(m, o + 472, x, S, "standardSampleLocations");
+      seen += bool(m, o + 472, x, S, "standardSampleLocations");
     }
     if ((x = v.optimalBufferCopyOffsetAlignment) !== undefined) {
       seen += put64(m, o + 480, x, S, "optimalBufferCopyOffsetAlignment");
@@ -7863,14 +7870,14 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.rectangularLines) !== undefined) seen += u32(m, o + 16, x, S, "rectangularLines");
-    if ((x = v.bresenhamLines) !== undefined) seen += u32(m, o + 20, x, S, "bresenhamLines");
-    if ((x = v.smoothLines) !== undefined) seen += u32(m, o + 24, x, S, "smoothLines");
+    if ((x = v.rectangularLines) !== undefined) seen += bool(m, o + 16, x, S, "rectangularLines");
+    if ((x = v.bresenhamLines) !== undefined) seen += bool(m, o + 20, x, S, "bresenhamLines");
+    if ((x = v.smoothLines) !== undefined) seen += bool(m, o + 24, x, S, "smoothLines");
     if ((x = v.stippledRectangularLines) !== undefined) {
-      seen += u32(m, o + 28, x, S, "stippledRectangularLines");
+      seen += bool(m, o + 28, x, S, "stippledRectangularLines");
     }
-    if ((x = v.stippledBresenhamLines) !== undefined) seen += u32(m, o + 32, x, S, "stippledBresenhamLines");
-    if ((x = v.stippledSmoothLines) !== undefined) seen += u32(m, o + 36, x, S, "stippledSmoothLines");
+    if ((x = v.stippledBresenhamLines) !== undefined) seen += bool(m, o + 32, x, S, "stippledBresenhamLines");
+    if ((x = v.stippledSmoothLines) !== undefined) seen += bool(m, o + 36, x, S, "stippledSmoothLines");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -7956,7 +7963,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.maintenance4) !== undefined) seen += u32(m, o + 16, x, S, "maintenance4");
+    if ((x = v.maintenance4) !== undefined) seen += bool(m, o + 16, x, S, "maintenance4");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -8006,7 +8013,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.maintenance5) !== undefined) seen += u32(m, o + 16, x, S, "maintenance5");
+    if ((x = v.maintenance5) !== undefined) seen += bool(m, o + 16, x, S, "maintenance5");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -8032,20 +8039,20 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.earlyFragmentMultisampleCoverageAfterSampleCounting) !== undefined) {
-      seen += u32(m, o + 16, x, S, "earlyFragmentMultisampleCoverageAfterSampleCounting");
+      seen += bool(m, o + 16, x, S, "earlyFragmentMultisampleCoverageAfterSampleCounting");
     }
     if ((x = v.earlyFragmentSampleMaskTestBeforeSampleCounting) !== undefined) {
-      seen += u32(m, o + 20, x, S, "earlyFragmentSampleMaskTestBeforeSampleCounting");
+      seen += bool(m, o + 20, x, S, "earlyFragmentSampleMaskTestBeforeSampleCounting");
     }
     if ((x = v.depthStencilSwizzleOneSupport) !== undefined) {
-      seen += u32(m, o + 24, x, S, "depthStencilSwizzleOneSupport");
+      seen += bool(m, o + 24, x, S, "depthStencilSwizzleOneSupport");
     }
-    if ((x = v.polygonModePointSize) !== undefined) seen += u32(m, o + 28, x, S, "polygonModePointSize");
+    if ((x = v.polygonModePointSize) !== undefined) seen += bool(m, o + 28, x, S, "polygonModePointSize");
     if ((x = v.nonStrictSinglePixelWideLinesUseParallelogram) !== undefined) {
-      seen += u32(m, o + 32, x, S, "nonStrictSinglePixelWideLinesUseParallelogram");
+      seen += bool(m, o + 32, x, S, "nonStrictSinglePixelWideLinesUseParallelogram");
     }
     if ((x = v.nonStrictWideLinesUseParallelogram) !== undefined) {
-      seen += u32(m, o + 36, x, S, "nonStrictWideLinesUseParallelogram");
+      seen += bool(m, o + 36, x, S, "nonStrictWideLinesUseParallelogram");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -8076,7 +8083,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.maintenance6) !== undefined) seen += u32(m, o + 16, x, S, "maintenance6");
+    if ((x = v.maintenance6) !== undefined) seen += bool(m, o + 16, x, S, "maintenance6");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -8102,13 +8109,13 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.blockTexelViewCompatibleMultipleLayers) !== undefined) {
-      seen += u32(m, o + 16, x, S, "blockTexelViewCompatibleMultipleLayers");
+      seen += bool(m, o + 16, x, S, "blockTexelViewCompatibleMultipleLayers");
     }
     if ((x = v.maxCombinedImageSamplerDescriptorCount) !== undefined) {
       seen += u32(m, o + 20, x, S, "maxCombinedImageSamplerDescriptorCount");
     }
     if ((x = v.fragmentShadingRateClampCombinerInputs) !== undefined) {
-      seen += u32(m, o + 24, x, S, "fragmentShadingRateClampCombinerInputs");
+      seen += bool(m, o + 24, x, S, "fragmentShadingRateClampCombinerInputs");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -8246,12 +8253,12 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.multiview) !== undefined) seen += u32(m, o + 16, x, S, "multiview");
+    if ((x = v.multiview) !== undefined) seen += bool(m, o + 16, x, S, "multiview");
     if ((x = v.multiviewGeometryShader) !== undefined) {
-      seen += u32(m, o + 20, x, S, "multiviewGeometryShader");
+      seen += bool(m, o + 20, x, S, "multiviewGeometryShader");
     }
     if ((x = v.multiviewTessellationShader) !== undefined) {
-      seen += u32(m, o + 24, x, S, "multiviewTessellationShader");
+      seen += bool(m, o + 24, x, S, "multiviewTessellationShader");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -8309,7 +8316,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.pipelineCreationCacheControl) !== undefined) {
-      seen += u32(m, o + 16, x, S, "pipelineCreationCacheControl");
+      seen += bool(m, o + 16, x, S, "pipelineCreationCacheControl");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -8336,7 +8343,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.pipelineProtectedAccess) !== undefined) {
-      seen += u32(m, o + 16, x, S, "pipelineProtectedAccess");
+      seen += bool(m, o + 16, x, S, "pipelineProtectedAccess");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -8362,7 +8369,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pipelineRobustness) !== undefined) seen += u32(m, o + 16, x, S, "pipelineRobustness");
+    if ((x = v.pipelineRobustness) !== undefined) seen += bool(m, o + 16, x, S, "pipelineRobustness");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -8451,7 +8458,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.privateData) !== undefined) seen += u32(m, o + 16, x, S, "privateData");
+    if ((x = v.privateData) !== undefined) seen += bool(m, o + 16, x, S, "privateData");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -8552,7 +8559,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.protectedMemory) !== undefined) seen += u32(m, o + 16, x, S, "protectedMemory");
+    if ((x = v.protectedMemory) !== undefined) seen += bool(m, o + 16, x, S, "protectedMemory");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -8577,7 +8584,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.protectedNoFault) !== undefined) seen += u32(m, o + 16, x, S, "protectedNoFault");
+    if ((x = v.protectedNoFault) !== undefined) seen += bool(m, o + 16, x, S, "protectedNoFault");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -8628,10 +8635,10 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.filterMinmaxSingleComponentFormats) !== undefined) {
-      seen += u32(m, o + 16, x, S, "filterMinmaxSingleComponentFormats");
+      seen += bool(m, o + 16, x, S, "filterMinmaxSingleComponentFormats");
     }
     if ((x = v.filterMinmaxImageComponentMapping) !== undefined) {
-      seen += u32(m, o + 20, x, S, "filterMinmaxImageComponentMapping");
+      seen += bool(m, o + 20, x, S, "filterMinmaxImageComponentMapping");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -8658,7 +8665,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.samplerYcbcrConversion) !== undefined) seen += u32(m, o + 16, x, S, "samplerYcbcrConversion");
+    if ((x = v.samplerYcbcrConversion) !== undefined) seen += bool(m, o + 16, x, S, "samplerYcbcrConversion");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -8683,7 +8690,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.scalarBlockLayout) !== undefined) seen += u32(m, o + 16, x, S, "scalarBlockLayout");
+    if ((x = v.scalarBlockLayout) !== undefined) seen += bool(m, o + 16, x, S, "scalarBlockLayout");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -8709,7 +8716,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.separateDepthStencilLayouts) !== undefined) {
-      seen += u32(m, o + 16, x, S, "separateDepthStencilLayouts");
+      seen += bool(m, o + 16, x, S, "separateDepthStencilLayouts");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -8736,10 +8743,10 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.shaderBufferInt64Atomics) !== undefined) {
-      seen += u32(m, o + 16, x, S, "shaderBufferInt64Atomics");
+      seen += bool(m, o + 16, x, S, "shaderBufferInt64Atomics");
     }
     if ((x = v.shaderSharedInt64Atomics) !== undefined) {
-      seen += u32(m, o + 20, x, S, "shaderSharedInt64Atomics");
+      seen += bool(m, o + 20, x, S, "shaderSharedInt64Atomics");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -8767,7 +8774,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.shaderDemoteToHelperInvocation) !== undefined) {
-      seen += u32(m, o + 16, x, S, "shaderDemoteToHelperInvocation");
+      seen += bool(m, o + 16, x, S, "shaderDemoteToHelperInvocation");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -8793,7 +8800,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.shaderDrawParameters) !== undefined) seen += u32(m, o + 16, x, S, "shaderDrawParameters");
+    if ((x = v.shaderDrawParameters) !== undefined) seen += bool(m, o + 16, x, S, "shaderDrawParameters");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -8818,7 +8825,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.shaderExpectAssume) !== undefined) seen += u32(m, o + 16, x, S, "shaderExpectAssume");
+    if ((x = v.shaderExpectAssume) !== undefined) seen += bool(m, o + 16, x, S, "shaderExpectAssume");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -8843,8 +8850,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.shaderFloat16) !== undefined) seen += u32(m, o + 16, x, S, "shaderFloat16");
-    if ((x = v.shaderInt8) !== undefined) seen += u32(m, o + 20, x, S, "shaderInt8");
+    if ((x = v.shaderFloat16) !== undefined) seen += bool(m, o + 16, x, S, "shaderFloat16");
+    if ((x = v.shaderInt8) !== undefined) seen += bool(m, o + 20, x, S, "shaderInt8");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -8870,7 +8877,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.shaderFloatControls2) !== undefined) seen += u32(m, o + 16, x, S, "shaderFloatControls2");
+    if ((x = v.shaderFloatControls2) !== undefined) seen += bool(m, o + 16, x, S, "shaderFloatControls2");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -8896,7 +8903,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.shaderIntegerDotProduct) !== undefined) {
-      seen += u32(m, o + 16, x, S, "shaderIntegerDotProduct");
+      seen += bool(m, o + 16, x, S, "shaderIntegerDotProduct");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -8923,67 +8930,67 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.integerDotProduct8BitUnsignedAccelerated) !== undefined) {
-      seen += u32(m, o + 16, x, S, "integerDotProduct8BitUnsignedAccelerated");
+      seen += bool(m, o + 16, x, S, "integerDotProduct8BitUnsignedAccelerated");
     }
     if ((x = v.integerDotProduct8BitSignedAccelerated) !== undefined) {
-      seen += u32(m, o + 20, x, S, "integerDotProduct8BitSignedAccelerated");
+      seen += bool(m, o + 20, x, S, "integerDotProduct8BitSignedAccelerated");
     }
     if ((x = v.integerDotProduct8BitMixedSignednessAccelerated) !== undefined) {
-      seen += u32(m, o + 24, x, S, "integerDotProduct8BitMixedSignednessAccelerated");
+      seen += bool(m, o + 24, x, S, "integerDotProduct8BitMixedSignednessAccelerated");
     }
     if ((x = v.integerDotProduct4x8BitPackedUnsignedAccelerated) !== undefined) {
-      seen += u32(m, o + 28, x, S, "integerDotProduct4x8BitPackedUnsignedAccelerated");
+      seen += bool(m, o + 28, x, S, "integerDotProduct4x8BitPackedUnsignedAccelerated");
     }
     if ((x = v.integerDotProduct4x8BitPackedSignedAccelerated) !== undefined) {
-      seen += u32(m, o + 32, x, S, "integerDotProduct4x8BitPackedSignedAccelerated");
+      seen += bool(m, o + 32, x, S, "integerDotProduct4x8BitPackedSignedAccelerated");
     }
     if ((x = v.integerDotProduct4x8BitPackedMixedSignednessAccelerated) !== undefined) {
-      seen += u32(m, o + 36, x, S, "integerDotProduct4x8BitPackedMixedSignednessAccelerated");
+      seen += bool(m, o + 36, x, S, "integerDotProduct4x8BitPackedMixedSignednessAccelerated");
     }
     if ((x = v.integerDotProduct16BitUnsignedAccelerated) !== undefined) {
-      seen += u32(m, o + 40, x, S, "integerDotProduct16BitUnsignedAccelerated");
+      seen += bool(m, o + 40, x, S, "integerDotProduct16BitUnsignedAccelerated");
     }
     if ((x = v.integerDotProduct16BitSignedAccelerated) !== undefined) {
-      seen += u32(m, o + 44, x, S, "integerDotProduct16BitSignedAccelerated");
+      seen += bool(m, o + 44, x, S, "integerDotProduct16BitSignedAccelerated");
     }
     if ((x = v.integerDotProduct16BitMixedSignednessAccelerated) !== undefined) {
-      seen += u32(m, o + 48, x, S, "integerDotProduct16BitMixedSignednessAccelerated");
+      seen += bool(m, o + 48, x, S, "integerDotProduct16BitMixedSignednessAccelerated");
     }
     if ((x = v.integerDotProduct32BitUnsignedAccelerated) !== undefined) {
-      seen += u32(m, o + 52, x, S, "integerDotProduct32BitUnsignedAccelerated");
+      seen += bool(m, o + 52, x, S, "integerDotProduct32BitUnsignedAccelerated");
     }
     if ((x = v.integerDotProduct32BitSignedAccelerated) !== undefined) {
-      seen += u32(m, o + 56, x, S, "integerDotProduct32BitSignedAccelerated");
+      seen += bool(m, o + 56, x, S, "integerDotProduct32BitSignedAccelerated");
     }
     if ((x = v.integerDotProduct32BitMixedSignednessAccelerated) !== undefined) {
-      seen += u32(m, o + 60, x, S, "integerDotProduct32BitMixedSignednessAccelerated");
+      seen += bool(m, o + 60, x, S, "integerDotProduct32BitMixedSignednessAccelerated");
     }
     if ((x = v.integerDotProduct64BitUnsignedAccelerated) !== undefined) {
-      seen += u32(m, o + 64, x, S, "integerDotProduct64BitUnsignedAccelerated");
+      seen += bool(m, o + 64, x, S, "integerDotProduct64BitUnsignedAccelerated");
     }
     if ((x = v.integerDotProduct64BitSignedAccelerated) !== undefined) {
-      seen += u32(m, o + 68, x, S, "integerDotProduct64BitSignedAccelerated");
+      seen += bool(m, o + 68, x, S, "integerDotProduct64BitSignedAccelerated");
     }
     if ((x = v.integerDotProduct64BitMixedSignednessAccelerated) !== undefined) {
-      seen += u32(m, o + 72, x, S, "integerDotProduct64BitMixedSignednessAccelerated");
+      seen += bool(m, o + 72, x, S, "integerDotProduct64BitMixedSignednessAccelerated");
     }
     if ((x = v.integerDotProductAccumulatingSaturating8BitUnsignedAccelerated) !== undefined) {
-      seen += u32(m, o + 76, x, S, "integerDotProductAccumulatingSaturating8BitUnsignedAccelerated");
+      seen += bool(m, o + 76, x, S, "integerDotProductAccumulatingSaturating8BitUnsignedAccelerated");
     }
     if ((x = v.integerDotProductAccumulatingSaturating8BitSignedAccelerated) !== undefined) {
-      seen += u32(m, o + 80, x, S, "integerDotProductAccumulatingSaturating8BitSignedAccelerated");
+      seen += bool(m, o + 80, x, S, "integerDotProductAccumulatingSaturating8BitSignedAccelerated");
     }
     if ((x = v.integerDotProductAccumulatingSaturating8BitMixedSignednessAccelerated) !== undefined) {
-      seen += u32(m, o + 84, x, S, "integerDotProductAccumulatingSaturating8BitMixedSignednessAccelerated");
+      seen += bool(m, o + 84, x, S, "integerDotProductAccumulatingSaturating8BitMixedSignednessAccelerated");
     }
     if ((x = v.integerDotProductAccumulatingSaturating4x8BitPackedUnsignedAccelerated) !== undefined) {
-      seen += u32(m, o + 88, x, S, "integerDotProductAccumulatingSaturating4x8BitPackedUnsignedAccelerated");
+      seen += bool(m, o + 88, x, S, "integerDotProductAccumulatingSaturating4x8BitPackedUnsignedAccelerated");
     }
     if ((x = v.integerDotProductAccumulatingSaturating4x8BitPackedSignedAccelerated) !== undefined) {
-      seen += u32(m, o + 92, x, S, "integerDotProductAccumulatingSaturating4x8BitPackedSignedAccelerated");
+      seen += bool(m, o + 92, x, S, "integerDotProductAccumulatingSaturating4x8BitPackedSignedAccelerated");
     }
     if ((x = v.integerDotProductAccumulatingSaturating4x8BitPackedMixedSignednessAccelerated) !== undefined) {
-      seen += u32(
+      seen += bool(
         m,
         o + 96,
         x,
@@ -8992,31 +8999,49 @@ export function structs() {
       );
     }
     if ((x = v.integerDotProductAccumulatingSaturating16BitUnsignedAccelerated) !== undefined) {
-      seen += u32(m, o + 100, x, S, "integerDotProductAccumulatingSaturating16BitUnsignedAccelerated");
+      seen += bool(m, o + 100, x, S, "integerDotProductAccumulatingSaturating16BitUnsignedAccelerated");
     }
     if ((x = v.integerDotProductAccumulatingSaturating16BitSignedAccelerated) !== undefined) {
-      seen += u32(m, o + 104, x, S, "integerDotProductAccumulatingSaturating16BitSignedAccelerated");
+      seen += bool(m, o + 104, x, S, "integerDotProductAccumulatingSaturating16BitSignedAccelerated");
     }
     if ((x = v.integerDotProductAccumulatingSaturating16BitMixedSignednessAccelerated) !== undefined) {
-      seen += u32(m, o + 108, x, S, "integerDotProductAccumulatingSaturating16BitMixedSignednessAccelerated");
+      seen += bool(
+        m,
+        o + 108,
+        x,
+        S,
+        "integerDotProductAccumulatingSaturating16BitMixedSignednessAccelerated",
+      );
     }
     if ((x = v.integerDotProductAccumulatingSaturating32BitUnsignedAccelerated) !== undefined) {
-      seen += u32(m, o + 112, x, S, "integerDotProductAccumulatingSaturating32BitUnsignedAccelerated");
+      seen += bool(m, o + 112, x, S, "integerDotProductAccumulatingSaturating32BitUnsignedAccelerated");
     }
     if ((x = v.integerDotProductAccumulatingSaturating32BitSignedAccelerated) !== undefined) {
-      seen += u32(m, o + 116, x, S, "integerDotProductAccumulatingSaturating32BitSignedAccelerated");
+      seen += bool(m, o + 116, x, S, "integerDotProductAccumulatingSaturating32BitSignedAccelerated");
     }
     if ((x = v.integerDotProductAccumulatingSaturating32BitMixedSignednessAccelerated) !== undefined) {
-      seen += u32(m, o + 120, x, S, "integerDotProductAccumulatingSaturating32BitMixedSignednessAccelerated");
+      seen += bool(
+        m,
+        o + 120,
+        x,
+        S,
+        "integerDotProductAccumulatingSaturating32BitMixedSignednessAccelerated",
+      );
     }
     if ((x = v.integerDotProductAccumulatingSaturating64BitUnsignedAccelerated) !== undefined) {
-      seen += u32(m, o + 124, x, S, "integerDotProductAccumulatingSaturating64BitUnsignedAccelerated");
+      seen += bool(m, o + 124, x, S, "integerDotProductAccumulatingSaturating64BitUnsignedAccelerated");
     }
     if ((x = v.integerDotProductAccumulatingSaturating64BitSignedAccelerated) !== undefined) {
-      seen += u32(m, o + 128, x, S, "integerDotProductAccumulatingSaturating64BitSignedAccelerated");
+      seen += bool(m, o + 128, x, S, "integerDotProductAccumulatingSaturating64BitSignedAccelerated");
     }
     if ((x = v.integerDotProductAccumulatingSaturating64BitMixedSignednessAccelerated) !== undefined) {
-      seen += u32(m, o + 132, x, S, "integerDotProductAccumulatingSaturating64BitMixedSignednessAccelerated");
+      seen += bool(
+        m,
+        o + 132,
+        x,
+        S,
+        "integerDotProductAccumulatingSaturating64BitMixedSignednessAccelerated",
+      );
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -9072,7 +9097,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.shaderSubgroupExtendedTypes) !== undefined) {
-      seen += u32(m, o + 16, x, S, "shaderSubgroupExtendedTypes");
+      seen += bool(m, o + 16, x, S, "shaderSubgroupExtendedTypes");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -9098,9 +9123,9 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.shaderSubgroupRotate) !== undefined) seen += u32(m, o + 16, x, S, "shaderSubgroupRotate");
+    if ((x = v.shaderSubgroupRotate) !== undefined) seen += bool(m, o + 16, x, S, "shaderSubgroupRotate");
     if ((x = v.shaderSubgroupRotateClustered) !== undefined) {
-      seen += u32(m, o + 20, x, S, "shaderSubgroupRotateClustered");
+      seen += bool(m, o + 20, x, S, "shaderSubgroupRotateClustered");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -9128,7 +9153,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.shaderTerminateInvocation) !== undefined) {
-      seen += u32(m, o + 16, x, S, "shaderTerminateInvocation");
+      seen += bool(m, o + 16, x, S, "shaderTerminateInvocation");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -9182,19 +9207,19 @@ export function structs() {
     const S = "VkPhysicalDeviceSparseProperties";
     let seen = 0, x;
     if ((x = v.residencyStandard2DBlockShape) !== undefined) {
-      seen += u32(m, o, x, S, "residencyStandard2DBlockShape");
+      seen += bool(m, o, x, S, "residencyStandard2DBlockShape");
     }
     if ((x = v.residencyStandard2DMultisampleBlockShape) !== undefined) {
-      seen += u32(m, o + 4, x, S, "residencyStandard2DMultisampleBlockShape");
+      seen += bool(m, o + 4, x, S, "residencyStandard2DMultisampleBlockShape");
     }
     if ((x = v.residencyStandard3DBlockShape) !== undefined) {
-      seen += u32(m, o + 8, x, S, "residencyStandard3DBlockShape");
+      seen += bool(m, o + 8, x, S, "residencyStandard3DBlockShape");
     }
     if ((x = v.residencyAlignedMipSize) !== undefined) {
-      seen += u32(m, o + 12, x, S, "residencyAlignedMipSize");
+      seen += bool(m, o + 12, x, S, "residencyAlignedMipSize");
     }
     if ((x = v.residencyNonResidentStrict) !== undefined) {
-      seen += u32(m, o + 16, x, S, "residencyNonResidentStrict");
+      seen += bool(m, o + 16, x, S, "residencyNonResidentStrict");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -9226,7 +9251,7 @@ export function structs() {
     if ((x = v.supportedStages) !== undefined) seen += u32(m, o + 20, x, S, "supportedStages");
     if ((x = v.supportedOperations) !== undefined) seen += u32(m, o + 24, x, S, "supportedOperations");
     if ((x = v.quadOperationsInAllStages) !== undefined) {
-      seen += u32(m, o + 28, x, S, "quadOperationsInAllStages");
+      seen += bool(m, o + 28, x, S, "quadOperationsInAllStages");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -9255,8 +9280,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.subgroupSizeControl) !== undefined) seen += u32(m, o + 16, x, S, "subgroupSizeControl");
-    if ((x = v.computeFullSubgroups) !== undefined) seen += u32(m, o + 20, x, S, "computeFullSubgroups");
+    if ((x = v.subgroupSizeControl) !== undefined) seen += bool(m, o + 16, x, S, "subgroupSizeControl");
+    if ((x = v.computeFullSubgroups) !== undefined) seen += bool(m, o + 20, x, S, "computeFullSubgroups");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -9317,7 +9342,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.synchronization2) !== undefined) seen += u32(m, o + 16, x, S, "synchronization2");
+    if ((x = v.synchronization2) !== undefined) seen += bool(m, o + 16, x, S, "synchronization2");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -9346,13 +9371,13 @@ export function structs() {
       seen += put64(m, o + 16, x, S, "storageTexelBufferOffsetAlignmentBytes");
     }
     if ((x = v.storageTexelBufferOffsetSingleTexelAlignment) !== undefined) {
-      seen += u32(m, o + 24, x, S, "storageTexelBufferOffsetSingleTexelAlignment");
+      seen += bool(m, o + 24, x, S, "storageTexelBufferOffsetSingleTexelAlignment");
     }
     if ((x = v.uniformTexelBufferOffsetAlignmentBytes) !== undefined) {
       seen += put64(m, o + 32, x, S, "uniformTexelBufferOffsetAlignmentBytes");
     }
     if ((x = v.uniformTexelBufferOffsetSingleTexelAlignment) !== undefined) {
-      seen += u32(m, o + 40, x, S, "uniformTexelBufferOffsetSingleTexelAlignment");
+      seen += bool(m, o + 40, x, S, "uniformTexelBufferOffsetSingleTexelAlignment");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -9382,7 +9407,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.textureCompressionASTC_HDR) !== undefined) {
-      seen += u32(m, o + 16, x, S, "textureCompressionASTC_HDR");
+      seen += bool(m, o + 16, x, S, "textureCompressionASTC_HDR");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -9408,7 +9433,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.timelineSemaphore) !== undefined) seen += u32(m, o + 16, x, S, "timelineSemaphore");
+    if ((x = v.timelineSemaphore) !== undefined) seen += bool(m, o + 16, x, S, "timelineSemaphore");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -9506,7 +9531,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.uniformBufferStandardLayout) !== undefined) {
-      seen += u32(m, o + 16, x, S, "uniformBufferStandardLayout");
+      seen += bool(m, o + 16, x, S, "uniformBufferStandardLayout");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -9533,9 +9558,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.variablePointersStorageBuffer) !== undefined) {
-      seen += u32(m, o + 16, x, S, "variablePointersStorageBuffer");
+      seen += bool(m, o + 16, x, S, "variablePointersStorageBuffer");
     }
-    if ((x = v.variablePointers) !== undefined) seen += u32(m, o + 20, x, S, "variablePointers");
+    if ((x = v.variablePointers) !== undefined) seen += bool(m, o + 20, x, S, "variablePointers");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -9562,10 +9587,10 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.vertexAttributeInstanceRateDivisor) !== undefined) {
-      seen += u32(m, o + 16, x, S, "vertexAttributeInstanceRateDivisor");
+      seen += bool(m, o + 16, x, S, "vertexAttributeInstanceRateDivisor");
     }
     if ((x = v.vertexAttributeInstanceRateZeroDivisor) !== undefined) {
-      seen += u32(m, o + 20, x, S, "vertexAttributeInstanceRateZeroDivisor");
+      seen += bool(m, o + 20, x, S, "vertexAttributeInstanceRateZeroDivisor");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -9594,7 +9619,7 @@ export function structs() {
     }
     if ((x = v.maxVertexAttribDivisor) !== undefined) seen += u32(m, o + 16, x, S, "maxVertexAttribDivisor");
     if ((x = v.supportsNonZeroFirstInstance) !== undefined) {
-      seen += u32(m, o + 20, x, S, "supportsNonZeroFirstInstance");
+      seen += bool(m, o + 20, x, S, "supportsNonZeroFirstInstance");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -9622,27 +9647,27 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.storageBuffer16BitAccess) !== undefined) {
-      seen += u32(m, o + 16, x, S, "storageBuffer16BitAccess");
+      seen += bool(m, o + 16, x, S, "storageBuffer16BitAccess");
     }
     if ((x = v.uniformAndStorageBuffer16BitAccess) !== undefined) {
-      seen += u32(m, o + 20, x, S, "uniformAndStorageBuffer16BitAccess");
+      seen += bool(m, o + 20, x, S, "uniformAndStorageBuffer16BitAccess");
     }
-    if ((x = v.storagePushConstant16) !== undefined) seen += u32(m, o + 24, x, S, "storagePushConstant16");
-    if ((x = v.storageInputOutput16) !== undefined) seen += u32(m, o + 28, x, S, "storageInputOutput16");
-    if ((x = v.multiview) !== undefined) seen += u32(m, o + 32, x, S, "multiview");
+    if ((x = v.storagePushConstant16) !== undefined) seen += bool(m, o + 24, x, S, "storagePushConstant16");
+    if ((x = v.storageInputOutput16) !== undefined) seen += bool(m, o + 28, x, S, "storageInputOutput16");
+    if ((x = v.multiview) !== undefined) seen += bool(m, o + 32, x, S, "multiview");
     if ((x = v.multiviewGeometryShader) !== undefined) {
-      seen += u32(m, o + 36, x, S, "multiviewGeometryShader");
+      seen += bool(m, o + 36, x, S, "multiviewGeometryShader");
     }
     if ((x = v.multiviewTessellationShader) !== undefined) {
-      seen += u32(m, o + 40, x, S, "multiviewTessellationShader");
+      seen += bool(m, o + 40, x, S, "multiviewTessellationShader");
     }
     if ((x = v.variablePointersStorageBuffer) !== undefined) {
-      seen += u32(m, o + 44, x, S, "variablePointersStorageBuffer");
+      seen += bool(m, o + 44, x, S, "variablePointersStorageBuffer");
     }
-    if ((x = v.variablePointers) !== undefined) seen += u32(m, o + 48, x, S, "variablePointers");
-    if ((x = v.protectedMemory) !== undefined) seen += u32(m, o + 52, x, S, "protectedMemory");
-    if ((x = v.samplerYcbcrConversion) !== undefined) seen += u32(m, o + 56, x, S, "samplerYcbcrConversion");
-    if ((x = v.shaderDrawParameters) !== undefined) seen += u32(m, o + 60, x, S, "shaderDrawParameters");
+    if ((x = v.variablePointers) !== undefined) seen += bool(m, o + 48, x, S, "variablePointers");
+    if ((x = v.protectedMemory) !== undefined) seen += bool(m, o + 52, x, S, "protectedMemory");
+    if ((x = v.samplerYcbcrConversion) !== undefined) seen += bool(m, o + 56, x, S, "samplerYcbcrConversion");
+    if ((x = v.shaderDrawParameters) !== undefined) seen += bool(m, o + 60, x, S, "shaderDrawParameters");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -9691,7 +9716,7 @@ export function structs() {
       fixedArray(m, o + 48, "u8", 1, 8, x, S, "deviceLUID");
     }
     if ((x = v.deviceNodeMask) !== undefined) seen += u32(m, o + 56, x, S, "deviceNodeMask");
-    if ((x = v.deviceLUIDValid) !== undefined) seen += u32(m, o + 60, x, S, "deviceLUIDValid");
+    if ((x = v.deviceLUIDValid) !== undefined) seen += bool(m, o + 60, x, S, "deviceLUIDValid");
     if ((x = v.subgroupSize) !== undefined) seen += u32(m, o + 64, x, S, "subgroupSize");
     if ((x = v.subgroupSupportedStages) !== undefined) {
       seen += u32(m, o + 68, x, S, "subgroupSupportedStages");
@@ -9700,14 +9725,14 @@ export function structs() {
       seen += u32(m, o + 72, x, S, "subgroupSupportedOperations");
     }
     if ((x = v.subgroupQuadOperationsInAllStages) !== undefined) {
-      seen += u32(m, o + 76, x, S, "subgroupQuadOperationsInAllStages");
+      seen += bool(m, o + 76, x, S, "subgroupQuadOperationsInAllStages");
     }
     if ((x = v.pointClippingBehavior) !== undefined) seen += u32(m, o + 80, x, S, "pointClippingBehavior");
     if ((x = v.maxMultiviewViewCount) !== undefined) seen += u32(m, o + 84, x, S, "maxMultiviewViewCount");
     if ((x = v.maxMultiviewInstanceIndex) !== undefined) {
       seen += u32(m, o + 88, x, S, "maxMultiviewInstanceIndex");
     }
-    if ((x = v.protectedNoFault) !== undefined) seen += u32(m, o + 92, x, S, "protectedNoFault");
+    if ((x = v.protectedNoFault) !== undefined) seen += bool(m, o + 92, x, S, "protectedNoFault");
     if ((x = v.maxPerSetDescriptors) !== undefined) seen += u32(m, o + 96, x, S, "maxPerSetDescriptors");
     if ((x = v.maxMemoryAllocationSize) !== undefined) {
       seen += put64(m, o + 104, x, S, "maxMemoryAllocationSize");
@@ -9751,117 +9776,119 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.samplerMirrorClampToEdge) !== undefined) {
-      seen += u32(m, o + 16, x, S, "samplerMirrorClampToEdge");
+      seen += bool(m, o + 16, x, S, "samplerMirrorClampToEdge");
     }
-    if ((x = v.drawIndirectCount) !== undefined) seen += u32(m, o + 20, x, S, "drawIndirectCount");
+    if ((x = v.drawIndirectCount) !== undefined) seen += bool(m, o + 20, x, S, "drawIndirectCount");
     if ((x = v.storageBuffer8BitAccess) !== undefined) {
-      seen += u32(m, o + 24, x, S, "storageBuffer8BitAccess");
+      seen += bool(m, o + 24, x, S, "storageBuffer8BitAccess");
     }
     if ((x = v.uniformAndStorageBuffer8BitAccess) !== undefined) {
-      seen += u32(m, o + 28, x, S, "uniformAndStorageBuffer8BitAccess");
+      seen += bool(m, o + 28, x, S, "uniformAndStorageBuffer8BitAccess");
     }
-    if ((x = v.storagePushConstant8) !== undefined) seen += u32(m, o + 32, x, S, "storagePushConstant8");
+    if ((x = v.storagePushConstant8) !== undefined) seen += bool(m, o + 32, x, S, "storagePushConstant8");
     if ((x = v.shaderBufferInt64Atomics) !== undefined) {
-      seen += u32(m, o + 36, x, S, "shaderBufferInt64Atomics");
+      seen += bool(m, o + 36, x, S, "shaderBufferInt64Atomics");
     }
     if ((x = v.shaderSharedInt64Atomics) !== undefined) {
-      seen += u32(m, o + 40, x, S, "shaderSharedInt64Atomics");
+      seen += bool(m, o + 40, x, S, "shaderSharedInt64Atomics");
     }
-    if ((x = v.shaderFloat16) !== undefined) seen += u32(m, o + 44, x, S, "shaderFloat16");
-    if ((x = v.shaderInt8) !== undefined) seen += u32(m, o + 48, x, S, "shaderInt8");
-    if ((x = v.descriptorIndexing) !== undefined) seen += u32(m, o + 52, x, S, "descriptorIndexing");
+    if ((x = v.shaderFloat16) !== undefined) seen += bool(m, o + 44, x, S, "shaderFloat16");
+    if ((x = v.shaderInt8) !== undefined) seen += bool(m, o + 48, x, S, "shaderInt8");
+    if ((x = v.descriptorIndexing) !== undefined) seen += bool(m, o + 52, x, S, "descriptorIndexing");
     if ((x = v.shaderInputAttachmentArrayDynamicIndexing) !== undefined) {
-      seen += u32(m, o + 56, x, S, "shaderInputAttachmentArrayDynamicIndexing");
+      seen += bool(m, o + 56, x, S, "shaderInputAttachmentArrayDynamicIndexing");
     }
     if ((x = v.shaderUniformTexelBufferArrayDynamicIndexing) !== undefined) {
-      seen += u32(m, o + 60, x, S, "shaderUniformTexelBufferArrayDynamicIndexing");
+      seen += bool(m, o + 60, x, S, "shaderUniformTexelBufferArrayDynamicIndexing");
     }
     if ((x = v.shaderStorageTexelBufferArrayDynamicIndexing) !== undefined) {
-      seen += u32(m, o + 64, x, S, "shaderStorageTexelBufferArrayDynamicIndexing");
+      seen += bool(m, o + 64, x, S, "shaderStorageTexelBufferArrayDynamicIndexing");
     }
     if ((x = v.shaderUniformBufferArrayNonUniformIndexing) !== undefined) {
-      seen += u32(m, o + 68, x, S, "shaderUniformBufferArrayNonUniformIndexing");
+      seen += bool(m, o + 68, x, S, "shaderUniformBufferArrayNonUniformIndexing");
     }
     if ((x = v.shaderSampledImageArrayNonUniformIndexing) !== undefined) {
-      seen += u32(m, o + 72, x, S, "shaderSampledImageArrayNonUniformIndexing");
+      seen += bool(m, o + 72, x, S, "shaderSampledImageArrayNonUniformIndexing");
     }
     if ((x = v.shaderStorageBufferArrayNonUniformIndexing) !== undefined) {
-      seen += u32(m, o + 76, x, S, "shaderStorageBufferArrayNonUniformIndexing");
+      seen += bool(m, o + 76, x, S, "shaderStorageBufferArrayNonUniformIndexing");
     }
     if ((x = v.shaderStorageImageArrayNonUniformIndexing) !== undefined) {
-      seen += u32(m, o + 80, x, S, "shaderStorageImageArrayNonUniformIndexing");
+      seen += bool(m, o + 80, x, S, "shaderStorageImageArrayNonUniformIndexing");
     }
     if ((x = v.shaderInputAttachmentArrayNonUniformIndexing) !== undefined) {
-      seen += u32(m, o + 84, x, S, "shaderInputAttachmentArrayNonUniformIndexing");
+      seen += bool(m, o + 84, x, S, "shaderInputAttachmentArrayNonUniformIndexing");
     }
     if ((x = v.shaderUniformTexelBufferArrayNonUniformIndexing) !== undefined) {
-      seen += u32(m, o + 88, x, S, "shaderUniformTexelBufferArrayNonUniformIndexing");
+      seen += bool(m, o + 88, x, S, "shaderUniformTexelBufferArrayNonUniformIndexing");
     }
     if ((x = v.shaderStorageTexelBufferArrayNonUniformIndexing) !== undefined) {
-      seen += u32(m, o + 92, x, S, "shaderStorageTexelBufferArrayNonUniformIndexing");
+      seen += bool(m, o + 92, x, S, "shaderStorageTexelBufferArrayNonUniformIndexing");
     }
     if ((x = v.descriptorBindingUniformBufferUpdateAfterBind) !== undefined) {
-      seen += u32(m, o + 96, x, S, "descriptorBindingUniformBufferUpdateAfterBind");
+      seen += bool(m, o + 96, x, S, "descriptorBindingUniformBufferUpdateAfterBind");
     }
     if ((x = v.descriptorBindingSampledImageUpdateAfterBind) !== undefined) {
-      seen += u32(m, o + 100, x, S, "descriptorBindingSampledImageUpdateAfterBind");
+      seen += bool(m, o + 100, x, S, "descriptorBindingSampledImageUpdateAfterBind");
     }
     if ((x = v.descriptorBindingStorageImageUpdateAfterBind) !== undefined) {
-      seen += u32(m, o + 104, x, S, "descriptorBindingStorageImageUpdateAfterBind");
+      seen += bool(m, o + 104, x, S, "descriptorBindingStorageImageUpdateAfterBind");
     }
     if ((x = v.descriptorBindingStorageBufferUpdateAfterBind) !== undefined) {
-      seen += u32(m, o + 108, x, S, "descriptorBindingStorageBufferUpdateAfterBind");
+      seen += bool(m, o + 108, x, S, "descriptorBindingStorageBufferUpdateAfterBind");
     }
     if ((x = v.descriptorBindingUniformTexelBufferUpdateAfterBind) !== undefined) {
-      seen += u32(m, o + 112, x, S, "descriptorBindingUniformTexelBufferUpdateAfterBind");
+      seen += bool(m, o + 112, x, S, "descriptorBindingUniformTexelBufferUpdateAfterBind");
     }
     if ((x = v.descriptorBindingStorageTexelBufferUpdateAfterBind) !== undefined) {
-      seen += u32(m, o + 116, x, S, "descriptorBindingStorageTexelBufferUpdateAfterBind");
+      seen += bool(m, o + 116, x, S, "descriptorBindingStorageTexelBufferUpdateAfterBind");
     }
     if ((x = v.descriptorBindingUpdateUnusedWhilePending) !== undefined) {
-      seen += u32(m, o + 120, x, S, "descriptorBindingUpdateUnusedWhilePending");
+      seen += bool(m, o + 120, x, S, "descriptorBindingUpdateUnusedWhilePending");
     }
     if ((x = v.descriptorBindingPartiallyBound) !== undefined) {
-      seen += u32(m, o + 124, x, S, "descriptorBindingPartiallyBound");
+      seen += bool(m, o + 124, x, S, "descriptorBindingPartiallyBound");
     }
     if ((x = v.descriptorBindingVariableDescriptorCount) !== undefined) {
-      seen += u32(m, o + 128, x, S, "descriptorBindingVariableDescriptorCount");
+      seen += bool(m, o + 128, x, S, "descriptorBindingVariableDescriptorCount");
     }
-    if ((x = v.runtimeDescriptorArray) !== undefined) seen += u32(m, o + 132, x, S, "runtimeDescriptorArray");
-    if ((x = v.samplerFilterMinmax) !== undefined) seen += u32(m, o + 136, x, S, "samplerFilterMinmax");
-    if ((x = v.scalarBlockLayout) !== undefined) seen += u32(m, o + 140, x, S, "scalarBlockLayout");
-    if ((x = v.imagelessFramebuffer) !== undefined) seen += u32(m, o + 144, x, S, "imagelessFramebuffer");
+    if ((x = v.runtimeDescriptorArray) !== undefined) {
+      seen += bool(m, o + 132, x, S, "runtimeDescriptorArray");
+    }
+    if ((x = v.samplerFilterMinmax) !== undefined) seen += bool(m, o + 136, x, S, "samplerFilterMinmax");
+    if ((x = v.scalarBlockLayout) !== undefined) seen += bool(m, o + 140, x, S, "scalarBlockLayout");
+    if ((x = v.imagelessFramebuffer) !== undefined) seen += bool(m, o + 144, x, S, "imagelessFramebuffer");
     if ((x = v.uniformBufferStandardLayout) !== undefined) {
-      seen += u32(m, o + 148, x, S, "uniformBufferStandardLayout");
+      seen += bool(m, o + 148, x, S, "uniformBufferStandardLayout");
     }
     if ((x = v.shaderSubgroupExtendedTypes) !== undefined) {
-      seen += u32(m, o + 152, x, S, "shaderSubgroupExtendedTypes");
+      seen += bool(m, o + 152, x, S, "shaderSubgroupExtendedTypes");
     }
     if ((x = v.separateDepthStencilLayouts) !== undefined) {
-      seen += u32(m, o + 156, x, S, "separateDepthStencilLayouts");
+      seen += bool(m, o + 156, x, S, "separateDepthStencilLayouts");
     }
-    if ((x = v.hostQueryReset) !== undefined) seen += u32(m, o + 160, x, S, "hostQueryReset");
-    if ((x = v.timelineSemaphore) !== undefined) seen += u32(m, o + 164, x, S, "timelineSemaphore");
-    if ((x = v.bufferDeviceAddress) !== undefined) seen += u32(m, o + 168, x, S, "bufferDeviceAddress");
+    if ((x = v.hostQueryReset) !== undefined) seen += bool(m, o + 160, x, S, "hostQueryReset");
+    if ((x = v.timelineSemaphore) !== undefined) seen += bool(m, o + 164, x, S, "timelineSemaphore");
+    if ((x = v.bufferDeviceAddress) !== undefined) seen += bool(m, o + 168, x, S, "bufferDeviceAddress");
     if ((x = v.bufferDeviceAddressCaptureReplay) !== undefined) {
-      seen += u32(m, o + 172, x, S, "bufferDeviceAddressCaptureReplay");
+      seen += bool(m, o + 172, x, S, "bufferDeviceAddressCaptureReplay");
     }
     if ((x = v.bufferDeviceAddressMultiDevice) !== undefined) {
-      seen += u32(m, o + 176, x, S, "bufferDeviceAddressMultiDevice");
+      seen += bool(m, o + 176, x, S, "bufferDeviceAddressMultiDevice");
     }
-    if ((x = v.vulkanMemoryModel) !== undefined) seen += u32(m, o + 180, x, S, "vulkanMemoryModel");
+    if ((x = v.vulkanMemoryModel) !== undefined) seen += bool(m, o + 180, x, S, "vulkanMemoryModel");
     if ((x = v.vulkanMemoryModelDeviceScope) !== undefined) {
-      seen += u32(m, o + 184, x, S, "vulkanMemoryModelDeviceScope");
+      seen += bool(m, o + 184, x, S, "vulkanMemoryModelDeviceScope");
     }
     if ((x = v.vulkanMemoryModelAvailabilityVisibilityChains) !== undefined) {
-      seen += u32(m, o + 188, x, S, "vulkanMemoryModelAvailabilityVisibilityChains");
+      seen += bool(m, o + 188, x, S, "vulkanMemoryModelAvailabilityVisibilityChains");
     }
     if ((x = v.shaderOutputViewportIndex) !== undefined) {
-      seen += u32(m, o + 192, x, S, "shaderOutputViewportIndex");
+      seen += bool(m, o + 192, x, S, "shaderOutputViewportIndex");
     }
-    if ((x = v.shaderOutputLayer) !== undefined) seen += u32(m, o + 196, x, S, "shaderOutputLayer");
+    if ((x = v.shaderOutputLayer) !== undefined) seen += bool(m, o + 196, x, S, "shaderOutputLayer");
     if ((x = v.subgroupBroadcastDynamicId) !== undefined) {
-      seen += u32(m, o + 200, x, S, "subgroupBroadcastDynamicId");
+      seen += bool(m, o + 200, x, S, "subgroupBroadcastDynamicId");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -9954,73 +9981,73 @@ export function structs() {
       seen += u32(m, o + 540, x, S, "roundingModeIndependence");
     }
     if ((x = v.shaderSignedZeroInfNanPreserveFloat16) !== undefined) {
-      seen += u32(m, o + 544, x, S, "shaderSignedZeroInfNanPreserveFloat16");
+      seen += bool(m, o + 544, x, S, "shaderSignedZeroInfNanPreserveFloat16");
     }
     if ((x = v.shaderSignedZeroInfNanPreserveFloat32) !== undefined) {
-      seen += u32(m, o + 548, x, S, "shaderSignedZeroInfNanPreserveFloat32");
+      seen += bool(m, o + 548, x, S, "shaderSignedZeroInfNanPreserveFloat32");
     }
     if ((x = v.shaderSignedZeroInfNanPreserveFloat64) !== undefined) {
-      seen += u32(m, o + 552, x, S, "shaderSignedZeroInfNanPreserveFloat64");
+      seen += bool(m, o + 552, x, S, "shaderSignedZeroInfNanPreserveFloat64");
     }
     if ((x = v.shaderDenormPreserveFloat16) !== undefined) {
-      seen += u32(m, o + 556, x, S, "shaderDenormPreserveFloat16");
+      seen += bool(m, o + 556, x, S, "shaderDenormPreserveFloat16");
     }
     if ((x = v.shaderDenormPreserveFloat32) !== undefined) {
-      seen += u32(m, o + 560, x, S, "shaderDenormPreserveFloat32");
+      seen += bool(m, o + 560, x, S, "shaderDenormPreserveFloat32");
     }
     if ((x = v.shaderDenormPreserveFloat64) !== undefined) {
-      seen += u32(m, o + 564, x, S, "shaderDenormPreserveFloat64");
+      seen += bool(m, o + 564, x, S, "shaderDenormPreserveFloat64");
     }
     if ((x = v.shaderDenormFlushToZeroFloat16) !== undefined) {
-      seen += u32(m, o + 568, x, S, "shaderDenormFlushToZeroFloat16");
+      seen += bool(m, o + 568, x, S, "shaderDenormFlushToZeroFloat16");
     }
     if ((x = v.shaderDenormFlushToZeroFloat32) !== undefined) {
-      seen += u32(m, o + 572, x, S, "shaderDenormFlushToZeroFloat32");
+      seen += bool(m, o + 572, x, S, "shaderDenormFlushToZeroFloat32");
     }
     if ((x = v.shaderDenormFlushToZeroFloat64) !== undefined) {
-      seen += u32(m, o + 576, x, S, "shaderDenormFlushToZeroFloat64");
+      seen += bool(m, o + 576, x, S, "shaderDenormFlushToZeroFloat64");
     }
     if ((x = v.shaderRoundingModeRTEFloat16) !== undefined) {
-      seen += u32(m, o + 580, x, S, "shaderRoundingModeRTEFloat16");
+      seen += bool(m, o + 580, x, S, "shaderRoundingModeRTEFloat16");
     }
     if ((x = v.shaderRoundingModeRTEFloat32) !== undefined) {
-      seen += u32(m, o + 584, x, S, "shaderRoundingModeRTEFloat32");
+      seen += bool(m, o + 584, x, S, "shaderRoundingModeRTEFloat32");
     }
     if ((x = v.shaderRoundingModeRTEFloat64) !== undefined) {
-      seen += u32(m, o + 588, x, S, "shaderRoundingModeRTEFloat64");
+      seen += bool(m, o + 588, x, S, "shaderRoundingModeRTEFloat64");
     }
     if ((x = v.shaderRoundingModeRTZFloat16) !== undefined) {
-      seen += u32(m, o + 592, x, S, "shaderRoundingModeRTZFloat16");
+      seen += bool(m, o + 592, x, S, "shaderRoundingModeRTZFloat16");
     }
     if ((x = v.shaderRoundingModeRTZFloat32) !== undefined) {
-      seen += u32(m, o + 596, x, S, "shaderRoundingModeRTZFloat32");
+      seen += bool(m, o + 596, x, S, "shaderRoundingModeRTZFloat32");
     }
     if ((x = v.shaderRoundingModeRTZFloat64) !== undefined) {
-      seen += u32(m, o + 600, x, S, "shaderRoundingModeRTZFloat64");
+      seen += bool(m, o + 600, x, S, "shaderRoundingModeRTZFloat64");
     }
     if ((x = v.maxUpdateAfterBindDescriptorsInAllPools) !== undefined) {
       seen += u32(m, o + 604, x, S, "maxUpdateAfterBindDescriptorsInAllPools");
     }
     if ((x = v.shaderUniformBufferArrayNonUniformIndexingNative) !== undefined) {
-      seen += u32(m, o + 608, x, S, "shaderUniformBufferArrayNonUniformIndexingNative");
+      seen += bool(m, o + 608, x, S, "shaderUniformBufferArrayNonUniformIndexingNative");
     }
     if ((x = v.shaderSampledImageArrayNonUniformIndexingNative) !== undefined) {
-      seen += u32(m, o + 612, x, S, "shaderSampledImageArrayNonUniformIndexingNative");
+      seen += bool(m, o + 612, x, S, "shaderSampledImageArrayNonUniformIndexingNative");
     }
     if ((x = v.shaderStorageBufferArrayNonUniformIndexingNative) !== undefined) {
-      seen += u32(m, o + 616, x, S, "shaderStorageBufferArrayNonUniformIndexingNative");
+      seen += bool(m, o + 616, x, S, "shaderStorageBufferArrayNonUniformIndexingNative");
     }
     if ((x = v.shaderStorageImageArrayNonUniformIndexingNative) !== undefined) {
-      seen += u32(m, o + 620, x, S, "shaderStorageImageArrayNonUniformIndexingNative");
+      seen += bool(m, o + 620, x, S, "shaderStorageImageArrayNonUniformIndexingNative");
     }
     if ((x = v.shaderInputAttachmentArrayNonUniformIndexingNative) !== undefined) {
-      seen += u32(m, o + 624, x, S, "shaderInputAttachmentArrayNonUniformIndexingNative");
+      seen += bool(m, o + 624, x, S, "shaderInputAttachmentArrayNonUniformIndexingNative");
     }
     if ((x = v.robustBufferAccessUpdateAfterBind) !== undefined) {
-      seen += u32(m, o + 628, x, S, "robustBufferAccessUpdateAfterBind");
+      seen += bool(m, o + 628, x, S, "robustBufferAccessUpdateAfterBind");
     }
     if ((x = v.quadDivergentImplicitLod) !== undefined) {
-      seen += u32(m, o + 632, x, S, "quadDivergentImplicitLod");
+      seen += bool(m, o + 632, x, S, "quadDivergentImplicitLod");
     }
     if ((x = v.maxPerStageDescriptorUpdateAfterBindSamplers) !== undefined) {
       seen += u32(m, o + 636, x, S, "maxPerStageDescriptorUpdateAfterBindSamplers");
@@ -10073,13 +10100,15 @@ export function structs() {
     if ((x = v.supportedStencilResolveModes) !== undefined) {
       seen += u32(m, o + 700, x, S, "supportedStencilResolveModes");
     }
-    if ((x = v.independentResolveNone) !== undefined) seen += u32(m, o + 704, x, S, "independentResolveNone");
-    if ((x = v.independentResolve) !== undefined) seen += u32(m, o + 708, x, S, "independentResolve");
+    if ((x = v.independentResolveNone) !== undefined) {
+      seen += bool(m, o + 704, x, S, "independentResolveNone");
+    }
+    if ((x = v.independentResolve) !== undefined) seen += bool(m, o + 708, x, S, "independentResolve");
     if ((x = v.filterMinmaxSingleComponentFormats) !== undefined) {
-      seen += u32(m, o + 712, x, S, "filterMinmaxSingleComponentFormats");
+      seen += bool(m, o + 712, x, S, "filterMinmaxSingleComponentFormats");
     }
     if ((x = v.filterMinmaxImageComponentMapping) !== undefined) {
-      seen += u32(m, o + 716, x, S, "filterMinmaxImageComponentMapping");
+      seen += bool(m, o + 716, x, S, "filterMinmaxImageComponentMapping");
     }
     if ((x = v.maxTimelineSemaphoreValueDifference) !== undefined) {
       seen += put64(m, o + 720, x, S, "maxTimelineSemaphoreValueDifference");
@@ -10162,35 +10191,35 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.robustImageAccess) !== undefined) seen += u32(m, o + 16, x, S, "robustImageAccess");
-    if ((x = v.inlineUniformBlock) !== undefined) seen += u32(m, o + 20, x, S, "inlineUniformBlock");
+    if ((x = v.robustImageAccess) !== undefined) seen += bool(m, o + 16, x, S, "robustImageAccess");
+    if ((x = v.inlineUniformBlock) !== undefined) seen += bool(m, o + 20, x, S, "inlineUniformBlock");
     if ((x = v.descriptorBindingInlineUniformBlockUpdateAfterBind) !== undefined) {
-      seen += u32(m, o + 24, x, S, "descriptorBindingInlineUniformBlockUpdateAfterBind");
+      seen += bool(m, o + 24, x, S, "descriptorBindingInlineUniformBlockUpdateAfterBind");
     }
     if ((x = v.pipelineCreationCacheControl) !== undefined) {
-      seen += u32(m, o + 28, x, S, "pipelineCreationCacheControl");
+      seen += bool(m, o + 28, x, S, "pipelineCreationCacheControl");
     }
-    if ((x = v.privateData) !== undefined) seen += u32(m, o + 32, x, S, "privateData");
+    if ((x = v.privateData) !== undefined) seen += bool(m, o + 32, x, S, "privateData");
     if ((x = v.shaderDemoteToHelperInvocation) !== undefined) {
-      seen += u32(m, o + 36, x, S, "shaderDemoteToHelperInvocation");
+      seen += bool(m, o + 36, x, S, "shaderDemoteToHelperInvocation");
     }
     if ((x = v.shaderTerminateInvocation) !== undefined) {
-      seen += u32(m, o + 40, x, S, "shaderTerminateInvocation");
+      seen += bool(m, o + 40, x, S, "shaderTerminateInvocation");
     }
-    if ((x = v.subgroupSizeControl) !== undefined) seen += u32(m, o + 44, x, S, "subgroupSizeControl");
-    if ((x = v.computeFullSubgroups) !== undefined) seen += u32(m, o + 48, x, S, "computeFullSubgroups");
-    if ((x = v.synchronization2) !== undefined) seen += u32(m, o + 52, x, S, "synchronization2");
+    if ((x = v.subgroupSizeControl) !== undefined) seen += bool(m, o + 44, x, S, "subgroupSizeControl");
+    if ((x = v.computeFullSubgroups) !== undefined) seen += bool(m, o + 48, x, S, "computeFullSubgroups");
+    if ((x = v.synchronization2) !== undefined) seen += bool(m, o + 52, x, S, "synchronization2");
     if ((x = v.textureCompressionASTC_HDR) !== undefined) {
-      seen += u32(m, o + 56, x, S, "textureCompressionASTC_HDR");
+      seen += bool(m, o + 56, x, S, "textureCompressionASTC_HDR");
     }
     if ((x = v.shaderZeroInitializeWorkgroupMemory) !== undefined) {
-      seen += u32(m, o + 60, x, S, "shaderZeroInitializeWorkgroupMemory");
+      seen += bool(m, o + 60, x, S, "shaderZeroInitializeWorkgroupMemory");
     }
-    if ((x = v.dynamicRendering) !== undefined) seen += u32(m, o + 64, x, S, "dynamicRendering");
+    if ((x = v.dynamicRendering) !== undefined) seen += bool(m, o + 64, x, S, "dynamicRendering");
     if ((x = v.shaderIntegerDotProduct) !== undefined) {
-      seen += u32(m, o + 68, x, S, "shaderIntegerDotProduct");
+      seen += bool(m, o + 68, x, S, "shaderIntegerDotProduct");
     }
-    if ((x = v.maintenance4) !== undefined) seen += u32(m, o + 72, x, S, "maintenance4");
+    if ((x = v.maintenance4) !== undefined) seen += bool(m, o + 72, x, S, "maintenance4");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -10256,67 +10285,73 @@ export function structs() {
       seen += u32(m, o + 52, x, S, "maxInlineUniformTotalSize");
     }
     if ((x = v.integerDotProduct8BitUnsignedAccelerated) !== undefined) {
-      seen += u32(m, o + 56, x, S, "integerDotProduct8BitUnsignedAccelerated");
+      seen += bool(m, o + 56, x, S, "integerDotProduct8BitUnsignedAccelerated");
     }
     if ((x = v.integerDotProduct8BitSignedAccelerated) !== undefined) {
-      seen += u32(m, o + 60, x, S, "integerDotProduct8BitSignedAccelerated");
+      seen += bool(m, o + 60, x, S, "integerDotProduct8BitSignedAccelerated");
     }
     if ((x = v.integerDotProduct8BitMixedSignednessAccelerated) !== undefined) {
-      seen += u32(m, o + 64, x, S, "integerDotProduct8BitMixedSignednessAccelerated");
+      seen += bool(m, o + 64, x, S, "integerDotProduct8BitMixedSignednessAccelerated");
     }
     if ((x = v.integerDotProduct4x8BitPackedUnsignedAccelerated) !== undefined) {
-      seen += u32(m, o + 68, x, S, "integerDotProduct4x8BitPackedUnsignedAccelerated");
+      seen += bool(m, o + 68, x, S, "integerDotProduct4x8BitPackedUnsignedAccelerated");
     }
     if ((x = v.integerDotProduct4x8BitPackedSignedAccelerated) !== undefined) {
-      seen += u32(m, o + 72, x, S, "integerDotProduct4x8BitPackedSignedAccelerated");
+      seen += bool(m, o + 72, x, S, "integerDotProduct4x8BitPackedSignedAccelerated");
     }
     if ((x = v.integerDotProduct4x8BitPackedMixedSignednessAccelerated) !== undefined) {
-      seen += u32(m, o + 76, x, S, "integerDotProduct4x8BitPackedMixedSignednessAccelerated");
+      seen += bool(m, o + 76, x, S, "integerDotProduct4x8BitPackedMixedSignednessAccelerated");
     }
     if ((x = v.integerDotProduct16BitUnsignedAccelerated) !== undefined) {
-      seen += u32(m, o + 80, x, S, "integerDotProduct16BitUnsignedAccelerated");
+      seen += bool(m, o + 80, x, S, "integerDotProduct16BitUnsignedAccelerated");
     }
     if ((x = v.integerDotProduct16BitSignedAccelerated) !== undefined) {
-      seen += u32(m, o + 84, x, S, "integerDotProduct16BitSignedAccelerated");
+      seen += bool(m, o + 84, x, S, "integerDotProduct16BitSignedAccelerated");
     }
     if ((x = v.integerDotProduct16BitMixedSignednessAccelerated) !== undefined) {
-      seen += u32(m, o + 88, x, S, "integerDotProduct16BitMixedSignednessAccelerated");
+      seen += bool(m, o + 88, x, S, "integerDotProduct16BitMixedSignednessAccelerated");
     }
     if ((x = v.integerDotProduct32BitUnsignedAccelerated) !== undefined) {
-      seen += u32(m, o + 92, x, S, "integerDotProduct32BitUnsignedAccelerated");
+      seen += bool(m, o + 92, x, S, "integerDotProduct32BitUnsignedAccelerated");
     }
     if ((x = v.integerDotProduct32BitSignedAccelerated) !== undefined) {
-      seen += u32(m, o + 96, x, S, "integerDotProduct32BitSignedAccelerated");
+      seen += bool(m, o + 96, x, S, "integerDotProduct32BitSignedAccelerated");
     }
     if ((x = v.integerDotProduct32BitMixedSignednessAccelerated) !== undefined) {
-      seen += u32(m, o + 100, x, S, "integerDotProduct32BitMixedSignednessAccelerated");
+      seen += bool(m, o + 100, x, S, "integerDotProduct32BitMixedSignednessAccelerated");
     }
     if ((x = v.integerDotProduct64BitUnsignedAccelerated) !== undefined) {
-      seen += u32(m, o + 104, x, S, "integerDotProduct64BitUnsignedAccelerated");
+      seen += bool(m, o + 104, x, S, "integerDotProduct64BitUnsignedAccelerated");
     }
     if ((x = v.integerDotProduct64BitSignedAccelerated) !== undefined) {
-      seen += u32(m, o + 108, x, S, "integerDotProduct64BitSignedAccelerated");
+      seen += bool(m, o + 108, x, S, "integerDotProduct64BitSignedAccelerated");
     }
     if ((x = v.integerDotProduct64BitMixedSignednessAccelerated) !== undefined) {
-      seen += u32(m, o + 112, x, S, "integerDotProduct64BitMixedSignednessAccelerated");
+      seen += bool(m, o + 112, x, S, "integerDotProduct64BitMixedSignednessAccelerated");
     }
     if ((x = v.integerDotProductAccumulatingSaturating8BitUnsignedAccelerated) !== undefined) {
-      seen += u32(m, o + 116, x, S, "integerDotProductAccumulatingSaturating8BitUnsignedAccelerated");
+      seen += bool(m, o + 116, x, S, "integerDotProductAccumulatingSaturating8BitUnsignedAccelerated");
     }
     if ((x = v.integerDotProductAccumulatingSaturating8BitSignedAccelerated) !== undefined) {
-      seen += u32(m, o + 120, x, S, "integerDotProductAccumulatingSaturating8BitSignedAccelerated");
+      seen += bool(m, o + 120, x, S, "integerDotProductAccumulatingSaturating8BitSignedAccelerated");
     }
     if ((x = v.integerDotProductAccumulatingSaturating8BitMixedSignednessAccelerated) !== undefined) {
-      seen += u32(m, o + 124, x, S, "integerDotProductAccumulatingSaturating8BitMixedSignednessAccelerated");
+      seen += bool(m, o + 124, x, S, "integerDotProductAccumulatingSaturating8BitMixedSignednessAccelerated");
     }
     if ((x = v.integerDotProductAccumulatingSaturating4x8BitPackedUnsignedAccelerated) !== undefined) {
-      seen += u32(m, o + 128, x, S, "integerDotProductAccumulatingSaturating4x8BitPackedUnsignedAccelerated");
+      seen += bool(
+        m,
+        o + 128,
+        x,
+        S,
+        "integerDotProductAccumulatingSaturating4x8BitPackedUnsignedAccelerated",
+      );
     }
     if ((x = v.integerDotProductAccumulatingSaturating4x8BitPackedSignedAccelerated) !== undefined) {
-      seen += u32(m, o + 132, x, S, "integerDotProductAccumulatingSaturating4x8BitPackedSignedAccelerated");
+      seen += bool(m, o + 132, x, S, "integerDotProductAccumulatingSaturating4x8BitPackedSignedAccelerated");
     }
     if ((x = v.integerDotProductAccumulatingSaturating4x8BitPackedMixedSignednessAccelerated) !== undefined) {
-      seen += u32(
+      seen += bool(
         m,
         o + 136,
         x,
@@ -10325,43 +10360,61 @@ export function structs() {
       );
     }
     if ((x = v.integerDotProductAccumulatingSaturating16BitUnsignedAccelerated) !== undefined) {
-      seen += u32(m, o + 140, x, S, "integerDotProductAccumulatingSaturating16BitUnsignedAccelerated");
+      seen += bool(m, o + 140, x, S, "integerDotProductAccumulatingSaturating16BitUnsignedAccelerated");
     }
     if ((x = v.integerDotProductAccumulatingSaturating16BitSignedAccelerated) !== undefined) {
-      seen += u32(m, o + 144, x, S, "integerDotProductAccumulatingSaturating16BitSignedAccelerated");
+      seen += bool(m, o + 144, x, S, "integerDotProductAccumulatingSaturating16BitSignedAccelerated");
     }
     if ((x = v.integerDotProductAccumulatingSaturating16BitMixedSignednessAccelerated) !== undefined) {
-      seen += u32(m, o + 148, x, S, "integerDotProductAccumulatingSaturating16BitMixedSignednessAccelerated");
+      seen += bool(
+        m,
+        o + 148,
+        x,
+        S,
+        "integerDotProductAccumulatingSaturating16BitMixedSignednessAccelerated",
+      );
     }
     if ((x = v.integerDotProductAccumulatingSaturating32BitUnsignedAccelerated) !== undefined) {
-      seen += u32(m, o + 152, x, S, "integerDotProductAccumulatingSaturating32BitUnsignedAccelerated");
+      seen += bool(m, o + 152, x, S, "integerDotProductAccumulatingSaturating32BitUnsignedAccelerated");
     }
     if ((x = v.integerDotProductAccumulatingSaturating32BitSignedAccelerated) !== undefined) {
-      seen += u32(m, o + 156, x, S, "integerDotProductAccumulatingSaturating32BitSignedAccelerated");
+      seen += bool(m, o + 156, x, S, "integerDotProductAccumulatingSaturating32BitSignedAccelerated");
     }
     if ((x = v.integerDotProductAccumulatingSaturating32BitMixedSignednessAccelerated) !== undefined) {
-      seen += u32(m, o + 160, x, S, "integerDotProductAccumulatingSaturating32BitMixedSignednessAccelerated");
+      seen += bool(
+        m,
+        o + 160,
+        x,
+        S,
+        "integerDotProductAccumulatingSaturating32BitMixedSignednessAccelerated",
+      );
     }
     if ((x = v.integerDotProductAccumulatingSaturating64BitUnsignedAccelerated) !== undefined) {
-      seen += u32(m, o + 164, x, S, "integerDotProductAccumulatingSaturating64BitUnsignedAccelerated");
+      seen += bool(m, o + 164, x, S, "integerDotProductAccumulatingSaturating64BitUnsignedAccelerated");
     }
     if ((x = v.integerDotProductAccumulatingSaturating64BitSignedAccelerated) !== undefined) {
-      seen += u32(m, o + 168, x, S, "integerDotProductAccumulatingSaturating64BitSignedAccelerated");
+      seen += bool(m, o + 168, x, S, "integerDotProductAccumulatingSaturating64BitSignedAccelerated");
     }
     if ((x = v.integerDotProductAccumulatingSaturating64BitMixedSignednessAccelerated) !== undefined) {
-      seen += u32(m, o + 172, x, S, "integerDotProductAccumulatingSaturating64BitMixedSignednessAccelerated");
+      seen += bool(
+        m,
+        o + 172,
+        x,
+        S,
+        "integerDotProductAccumulatingSaturating64BitMixedSignednessAccelerated",
+      );
     }
     if ((x = v.storageTexelBufferOffsetAlignmentBytes) !== undefined) {
       seen += put64(m, o + 176, x, S, "storageTexelBufferOffsetAlignmentBytes");
     }
     if ((x = v.storageTexelBufferOffsetSingleTexelAlignment) !== undefined) {
-      seen += u32(m, o + 184, x, S, "storageTexelBufferOffsetSingleTexelAlignment");
+      seen += bool(m, o + 184, x, S, "storageTexelBufferOffsetSingleTexelAlignment");
     }
     if ((x = v.uniformTexelBufferOffsetAlignmentBytes) !== undefined) {
       seen += put64(m, o + 192, x, S, "uniformTexelBufferOffsetAlignmentBytes");
     }
     if ((x = v.uniformTexelBufferOffsetSingleTexelAlignment) !== undefined) {
-      seen += u32(m, o + 200, x, S, "uniformTexelBufferOffsetSingleTexelAlignment");
+      seen += bool(m, o + 200, x, S, "uniformTexelBufferOffsetSingleTexelAlignment");
     }
     if ((x = v.maxBufferSize) !== undefined) seen += put64(m, o + 208, x, S, "maxBufferSize");
     let keys = 0;
@@ -10432,39 +10485,39 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.globalPriorityQuery) !== undefined) seen += u32(m, o + 16, x, S, "globalPriorityQuery");
-    if ((x = v.shaderSubgroupRotate) !== undefined) seen += u32(m, o + 20, x, S, "shaderSubgroupRotate");
+    if ((x = v.globalPriorityQuery) !== undefined) seen += bool(m, o + 16, x, S, "globalPriorityQuery");
+    if ((x = v.shaderSubgroupRotate) !== undefined) seen += bool(m, o + 20, x, S, "shaderSubgroupRotate");
     if ((x = v.shaderSubgroupRotateClustered) !== undefined) {
-      seen += u32(m, o + 24, x, S, "shaderSubgroupRotateClustered");
+      seen += bool(m, o + 24, x, S, "shaderSubgroupRotateClustered");
     }
-    if ((x = v.shaderFloatControls2) !== undefined) seen += u32(m, o + 28, x, S, "shaderFloatControls2");
-    if ((x = v.shaderExpectAssume) !== undefined) seen += u32(m, o + 32, x, S, "shaderExpectAssume");
-    if ((x = v.rectangularLines) !== undefined) seen += u32(m, o + 36, x, S, "rectangularLines");
-    if ((x = v.bresenhamLines) !== undefined) seen += u32(m, o + 40, x, S, "bresenhamLines");
-    if ((x = v.smoothLines) !== undefined) seen += u32(m, o + 44, x, S, "smoothLines");
+    if ((x = v.shaderFloatControls2) !== undefined) seen += bool(m, o + 28, x, S, "shaderFloatControls2");
+    if ((x = v.shaderExpectAssume) !== undefined) seen += bool(m, o + 32, x, S, "shaderExpectAssume");
+    if ((x = v.rectangularLines) !== undefined) seen += bool(m, o + 36, x, S, "rectangularLines");
+    if ((x = v.bresenhamLines) !== undefined) seen += bool(m, o + 40, x, S, "bresenhamLines");
+    if ((x = v.smoothLines) !== undefined) seen += bool(m, o + 44, x, S, "smoothLines");
     if ((x = v.stippledRectangularLines) !== undefined) {
-      seen += u32(m, o + 48, x, S, "stippledRectangularLines");
+      seen += bool(m, o + 48, x, S, "stippledRectangularLines");
     }
-    if ((x = v.stippledBresenhamLines) !== undefined) seen += u32(m, o + 52, x, S, "stippledBresenhamLines");
-    if ((x = v.stippledSmoothLines) !== undefined) seen += u32(m, o + 56, x, S, "stippledSmoothLines");
+    if ((x = v.stippledBresenhamLines) !== undefined) seen += bool(m, o + 52, x, S, "stippledBresenhamLines");
+    if ((x = v.stippledSmoothLines) !== undefined) seen += bool(m, o + 56, x, S, "stippledSmoothLines");
     if ((x = v.vertexAttributeInstanceRateDivisor) !== undefined) {
-      seen += u32(m, o + 60, x, S, "vertexAttributeInstanceRateDivisor");
+      seen += bool(m, o + 60, x, S, "vertexAttributeInstanceRateDivisor");
     }
     if ((x = v.vertexAttributeInstanceRateZeroDivisor) !== undefined) {
-      seen += u32(m, o + 64, x, S, "vertexAttributeInstanceRateZeroDivisor");
+      seen += bool(m, o + 64, x, S, "vertexAttributeInstanceRateZeroDivisor");
     }
-    if ((x = v.indexTypeUint8) !== undefined) seen += u32(m, o + 68, x, S, "indexTypeUint8");
+    if ((x = v.indexTypeUint8) !== undefined) seen += bool(m, o + 68, x, S, "indexTypeUint8");
     if ((x = v.dynamicRenderingLocalRead) !== undefined) {
-      seen += u32(m, o + 72, x, S, "dynamicRenderingLocalRead");
+      seen += bool(m, o + 72, x, S, "dynamicRenderingLocalRead");
     }
-    if ((x = v.maintenance5) !== undefined) seen += u32(m, o + 76, x, S, "maintenance5");
-    if ((x = v.maintenance6) !== undefined) seen += u32(m, o + 80, x, S, "maintenance6");
+    if ((x = v.maintenance5) !== undefined) seen += bool(m, o + 76, x, S, "maintenance5");
+    if ((x = v.maintenance6) !== undefined) seen += bool(m, o + 80, x, S, "maintenance6");
     if ((x = v.pipelineProtectedAccess) !== undefined) {
-      seen += u32(m, o + 84, x, S, "pipelineProtectedAccess");
+      seen += bool(m, o + 84, x, S, "pipelineProtectedAccess");
     }
-    if ((x = v.pipelineRobustness) !== undefined) seen += u32(m, o + 88, x, S, "pipelineRobustness");
-    if ((x = v.hostImageCopy) !== undefined) seen += u32(m, o + 92, x, S, "hostImageCopy");
-    if ((x = v.pushDescriptor) !== undefined) seen += u32(m, o + 96, x, S, "pushDescriptor");
+    if ((x = v.pipelineRobustness) !== undefined) seen += bool(m, o + 88, x, S, "pipelineRobustness");
+    if ((x = v.hostImageCopy) !== undefined) seen += bool(m, o + 92, x, S, "hostImageCopy");
+    if ((x = v.pushDescriptor) !== undefined) seen += bool(m, o + 96, x, S, "pushDescriptor");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -10516,39 +10569,39 @@ export function structs() {
     }
     if ((x = v.maxVertexAttribDivisor) !== undefined) seen += u32(m, o + 20, x, S, "maxVertexAttribDivisor");
     if ((x = v.supportsNonZeroFirstInstance) !== undefined) {
-      seen += u32(m, o + 24, x, S, "supportsNonZeroFirstInstance");
+      seen += bool(m, o + 24, x, S, "supportsNonZeroFirstInstance");
     }
     if ((x = v.maxPushDescriptors) !== undefined) seen += u32(m, o + 28, x, S, "maxPushDescriptors");
     if ((x = v.dynamicRenderingLocalReadDepthStencilAttachments) !== undefined) {
-      seen += u32(m, o + 32, x, S, "dynamicRenderingLocalReadDepthStencilAttachments");
+      seen += bool(m, o + 32, x, S, "dynamicRenderingLocalReadDepthStencilAttachments");
     }
     if ((x = v.dynamicRenderingLocalReadMultisampledAttachments) !== undefined) {
-      seen += u32(m, o + 36, x, S, "dynamicRenderingLocalReadMultisampledAttachments");
+      seen += bool(m, o + 36, x, S, "dynamicRenderingLocalReadMultisampledAttachments");
     }
     if ((x = v.earlyFragmentMultisampleCoverageAfterSampleCounting) !== undefined) {
-      seen += u32(m, o + 40, x, S, "earlyFragmentMultisampleCoverageAfterSampleCounting");
+      seen += bool(m, o + 40, x, S, "earlyFragmentMultisampleCoverageAfterSampleCounting");
     }
     if ((x = v.earlyFragmentSampleMaskTestBeforeSampleCounting) !== undefined) {
-      seen += u32(m, o + 44, x, S, "earlyFragmentSampleMaskTestBeforeSampleCounting");
+      seen += bool(m, o + 44, x, S, "earlyFragmentSampleMaskTestBeforeSampleCounting");
     }
     if ((x = v.depthStencilSwizzleOneSupport) !== undefined) {
-      seen += u32(m, o + 48, x, S, "depthStencilSwizzleOneSupport");
+      seen += bool(m, o + 48, x, S, "depthStencilSwizzleOneSupport");
     }
-    if ((x = v.polygonModePointSize) !== undefined) seen += u32(m, o + 52, x, S, "polygonModePointSize");
+    if ((x = v.polygonModePointSize) !== undefined) seen += bool(m, o + 52, x, S, "polygonModePointSize");
     if ((x = v.nonStrictSinglePixelWideLinesUseParallelogram) !== undefined) {
-      seen += u32(m, o + 56, x, S, "nonStrictSinglePixelWideLinesUseParallelogram");
+      seen += bool(m, o + 56, x, S, "nonStrictSinglePixelWideLinesUseParallelogram");
     }
     if ((x = v.nonStrictWideLinesUseParallelogram) !== undefined) {
-      seen += u32(m, o + 60, x, S, "nonStrictWideLinesUseParallelogram");
+      seen += bool(m, o + 60, x, S, "nonStrictWideLinesUseParallelogram");
     }
     if ((x = v.blockTexelViewCompatibleMultipleLayers) !== undefined) {
-      seen += u32(m, o + 64, x, S, "blockTexelViewCompatibleMultipleLayers");
+      seen += bool(m, o + 64, x, S, "blockTexelViewCompatibleMultipleLayers");
     }
     if ((x = v.maxCombinedImageSamplerDescriptorCount) !== undefined) {
       seen += u32(m, o + 68, x, S, "maxCombinedImageSamplerDescriptorCount");
     }
     if ((x = v.fragmentShadingRateClampCombinerInputs) !== undefined) {
-      seen += u32(m, o + 72, x, S, "fragmentShadingRateClampCombinerInputs");
+      seen += bool(m, o + 72, x, S, "fragmentShadingRateClampCombinerInputs");
     }
     if ((x = v.defaultRobustnessStorageBuffers) !== undefined) {
       seen += u32(m, o + 76, x, S, "defaultRobustnessStorageBuffers");
@@ -10587,7 +10640,7 @@ export function structs() {
       fixedArray(m, o + 120, "u8", 1, 16, x, S, "optimalTilingLayoutUUID");
     }
     if ((x = v.identicalMemoryTypeRequirements) !== undefined) {
-      seen += u32(m, o + 136, x, S, "identicalMemoryTypeRequirements");
+      seen += bool(m, o + 136, x, S, "identicalMemoryTypeRequirements");
     }
     if ((x = v.copySrcLayoutCount) !== undefined) {
       seen += u32(m, o + 92, x, S, "copySrcLayoutCount");
@@ -10645,12 +10698,12 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.vulkanMemoryModel) !== undefined) seen += u32(m, o + 16, x, S, "vulkanMemoryModel");
+    if ((x = v.vulkanMemoryModel) !== undefined) seen += bool(m, o + 16, x, S, "vulkanMemoryModel");
     if ((x = v.vulkanMemoryModelDeviceScope) !== undefined) {
-      seen += u32(m, o + 20, x, S, "vulkanMemoryModelDeviceScope");
+      seen += bool(m, o + 20, x, S, "vulkanMemoryModelDeviceScope");
     }
     if ((x = v.vulkanMemoryModelAvailabilityVisibilityChains) !== undefined) {
-      seen += u32(m, o + 24, x, S, "vulkanMemoryModelAvailabilityVisibilityChains");
+      seen += bool(m, o + 24, x, S, "vulkanMemoryModelAvailabilityVisibilityChains");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -10678,7 +10731,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.shaderAtomicInstructions) !== undefined) {
-      seen += u32(m, o + 16, x, S, "shaderAtomicInstructions");
+      seen += bool(m, o + 16, x, S, "shaderAtomicInstructions");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -10704,27 +10757,27 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.deviceNoDynamicHostAllocations) !== undefined) {
-      seen += u32(m, o + 16, x, S, "deviceNoDynamicHostAllocations");
+      seen += bool(m, o + 16, x, S, "deviceNoDynamicHostAllocations");
     }
     if ((x = v.deviceDestroyFreesMemory) !== undefined) {
-      seen += u32(m, o + 20, x, S, "deviceDestroyFreesMemory");
+      seen += bool(m, o + 20, x, S, "deviceDestroyFreesMemory");
     }
     if ((x = v.commandPoolMultipleCommandBuffersRecording) !== undefined) {
-      seen += u32(m, o + 24, x, S, "commandPoolMultipleCommandBuffersRecording");
+      seen += bool(m, o + 24, x, S, "commandPoolMultipleCommandBuffersRecording");
     }
     if ((x = v.commandPoolResetCommandBuffer) !== undefined) {
-      seen += u32(m, o + 28, x, S, "commandPoolResetCommandBuffer");
+      seen += bool(m, o + 28, x, S, "commandPoolResetCommandBuffer");
     }
     if ((x = v.commandBufferSimultaneousUse) !== undefined) {
-      seen += u32(m, o + 32, x, S, "commandBufferSimultaneousUse");
+      seen += bool(m, o + 32, x, S, "commandBufferSimultaneousUse");
     }
     if ((x = v.secondaryCommandBufferNullOrImagelessFramebuffer) !== undefined) {
-      seen += u32(m, o + 36, x, S, "secondaryCommandBufferNullOrImagelessFramebuffer");
+      seen += bool(m, o + 36, x, S, "secondaryCommandBufferNullOrImagelessFramebuffer");
     }
     if ((x = v.recycleDescriptorSetMemory) !== undefined) {
-      seen += u32(m, o + 40, x, S, "recycleDescriptorSetMemory");
+      seen += bool(m, o + 40, x, S, "recycleDescriptorSetMemory");
     }
-    if ((x = v.recyclePipelineMemory) !== undefined) seen += u32(m, o + 44, x, S, "recyclePipelineMemory");
+    if ((x = v.recyclePipelineMemory) !== undefined) seen += bool(m, o + 44, x, S, "recyclePipelineMemory");
     if ((x = v.maxRenderPassSubpasses) !== undefined) seen += u32(m, o + 48, x, S, "maxRenderPassSubpasses");
     if ((x = v.maxRenderPassDependencies) !== undefined) {
       seen += u32(m, o + 52, x, S, "maxRenderPassDependencies");
@@ -10789,7 +10842,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.shaderZeroInitializeWorkgroupMemory) !== undefined) {
-      seen += u32(m, o + 16, x, S, "shaderZeroInitializeWorkgroupMemory");
+      seen += bool(m, o + 16, x, S, "shaderZeroInitializeWorkgroupMemory");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -10961,7 +11014,7 @@ export function structs() {
   function writeVkPipelineColorBlendAttachmentState(m, o, v, k) {
     const S = "VkPipelineColorBlendAttachmentState";
     let seen = 0, x;
-    if ((x = v.blendEnable) !== undefined) seen += u32(m, o, x, S, "blendEnable");
+    if ((x = v.blendEnable) !== undefined) seen += bool(m, o, x, S, "blendEnable");
     if ((x = v.srcColorBlendFactor) !== undefined) seen += u32(m, o + 4, x, S, "srcColorBlendFactor");
     if ((x = v.dstColorBlendFactor) !== undefined) seen += u32(m, o + 8, x, S, "dstColorBlendFactor");
     if ((x = v.colorBlendOp) !== undefined) seen += u32(m, o + 12, x, S, "colorBlendOp");
@@ -11000,7 +11053,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
-    if ((x = v.logicOpEnable) !== undefined) seen += u32(m, o + 20, x, S, "logicOpEnable");
+    if ((x = v.logicOpEnable) !== undefined) seen += bool(m, o + 20, x, S, "logicOpEnable");
     if ((x = v.logicOp) !== undefined) seen += u32(m, o + 24, x, S, "logicOp");
     if ((x = v.pAttachments) !== undefined) {
       seen++;
@@ -11197,11 +11250,11 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
-    if ((x = v.depthTestEnable) !== undefined) seen += u32(m, o + 20, x, S, "depthTestEnable");
-    if ((x = v.depthWriteEnable) !== undefined) seen += u32(m, o + 24, x, S, "depthWriteEnable");
+    if ((x = v.depthTestEnable) !== undefined) seen += bool(m, o + 20, x, S, "depthTestEnable");
+    if ((x = v.depthWriteEnable) !== undefined) seen += bool(m, o + 24, x, S, "depthWriteEnable");
     if ((x = v.depthCompareOp) !== undefined) seen += u32(m, o + 28, x, S, "depthCompareOp");
-    if ((x = v.depthBoundsTestEnable) !== undefined) seen += u32(m, o + 32, x, S, "depthBoundsTestEnable");
-    if ((x = v.stencilTestEnable) !== undefined) seen += u32(m, o + 36, x, S, "stencilTestEnable");
+    if ((x = v.depthBoundsTestEnable) !== undefined) seen += bool(m, o + 32, x, S, "depthBoundsTestEnable");
+    if ((x = v.stencilTestEnable) !== undefined) seen += bool(m, o + 36, x, S, "stencilTestEnable");
     if ((x = v.front) !== undefined) {
       seen++;
       if (typeof x !== "object" || x === null) badValue(S, "front", x, "an object");
@@ -11291,7 +11344,7 @@ export function structs() {
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
     if ((x = v.topology) !== undefined) seen += u32(m, o + 20, x, S, "topology");
-    if ((x = v.primitiveRestartEnable) !== undefined) seen += u32(m, o + 24, x, S, "primitiveRestartEnable");
+    if ((x = v.primitiveRestartEnable) !== undefined) seen += bool(m, o + 24, x, S, "primitiveRestartEnable");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -11394,7 +11447,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
-    if ((x = v.sampleShadingEnable) !== undefined) seen += u32(m, o + 24, x, S, "sampleShadingEnable");
+    if ((x = v.sampleShadingEnable) !== undefined) seen += bool(m, o + 24, x, S, "sampleShadingEnable");
     if ((x = v.minSampleShading) !== undefined) seen += f32(m, o + 28, x, S, "minSampleShading");
     if ((x = v.pSampleMask) !== undefined) {
       seen++;
@@ -11406,8 +11459,8 @@ export function structs() {
         f0 = "pSampleMask";
       }
     }
-    if ((x = v.alphaToCoverageEnable) !== undefined) seen += u32(m, o + 40, x, S, "alphaToCoverageEnable");
-    if ((x = v.alphaToOneEnable) !== undefined) seen += u32(m, o + 44, x, S, "alphaToOneEnable");
+    if ((x = v.alphaToCoverageEnable) !== undefined) seen += bool(m, o + 40, x, S, "alphaToCoverageEnable");
+    if ((x = v.alphaToOneEnable) !== undefined) seen += bool(m, o + 44, x, S, "alphaToOneEnable");
     if ((x = v.rasterizationSamples) !== undefined) {
       seen += u32(m, o + 20, x, S, "rasterizationSamples");
       if (n0 >= 0) covers(x, n0, S, "rasterizationSamples", f0);
@@ -11500,7 +11553,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.lineRasterizationMode) !== undefined) seen += u32(m, o + 16, x, S, "lineRasterizationMode");
-    if ((x = v.stippledLineEnable) !== undefined) seen += u32(m, o + 20, x, S, "stippledLineEnable");
+    if ((x = v.stippledLineEnable) !== undefined) seen += bool(m, o + 20, x, S, "stippledLineEnable");
     if ((x = v.lineStippleFactor) !== undefined) seen += u32(m, o + 24, x, S, "lineStippleFactor");
     if ((x = v.lineStipplePattern) !== undefined) seen += u16(m, o + 28, x, S, "lineStipplePattern");
     let keys = 0;
@@ -11531,14 +11584,14 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
-    if ((x = v.depthClampEnable) !== undefined) seen += u32(m, o + 20, x, S, "depthClampEnable");
+    if ((x = v.depthClampEnable) !== undefined) seen += bool(m, o + 20, x, S, "depthClampEnable");
     if ((x = v.rasterizerDiscardEnable) !== undefined) {
-      seen += u32(m, o + 24, x, S, "rasterizerDiscardEnable");
+      seen += bool(m, o + 24, x, S, "rasterizerDiscardEnable");
     }
     if ((x = v.polygonMode) !== undefined) seen += u32(m, o + 28, x, S, "polygonMode");
     if ((x = v.cullMode) !== undefined) seen += u32(m, o + 32, x, S, "cullMode");
     if ((x = v.frontFace) !== undefined) seen += u32(m, o + 36, x, S, "frontFace");
-    if ((x = v.depthBiasEnable) !== undefined) seen += u32(m, o + 40, x, S, "depthBiasEnable");
+    if ((x = v.depthBiasEnable) !== undefined) seen += bool(m, o + 40, x, S, "depthBiasEnable");
     if ((x = v.depthBiasConstantFactor) !== undefined) {
       seen += f32(m, o + 44, x, S, "depthBiasConstantFactor");
     }
@@ -12069,7 +12122,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.protectedSubmit) !== undefined) seen += u32(m, o + 16, x, S, "protectedSubmit");
+    if ((x = v.protectedSubmit) !== undefined) seen += bool(m, o + 16, x, S, "protectedSubmit");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -13258,15 +13311,15 @@ export function structs() {
     if ((x = v.addressModeV) !== undefined) seen += u32(m, o + 36, x, S, "addressModeV");
     if ((x = v.addressModeW) !== undefined) seen += u32(m, o + 40, x, S, "addressModeW");
     if ((x = v.mipLodBias) !== undefined) seen += f32(m, o + 44, x, S, "mipLodBias");
-    if ((x = v.anisotropyEnable) !== undefined) seen += u32(m, o + 48, x, S, "anisotropyEnable");
+    if ((x = v.anisotropyEnable) !== undefined) seen += bool(m, o + 48, x, S, "anisotropyEnable");
     if ((x = v.maxAnisotropy) !== undefined) seen += f32(m, o + 52, x, S, "maxAnisotropy");
-    if ((x = v.compareEnable) !== undefined) seen += u32(m, o + 56, x, S, "compareEnable");
+    if ((x = v.compareEnable) !== undefined) seen += bool(m, o + 56, x, S, "compareEnable");
     if ((x = v.compareOp) !== undefined) seen += u32(m, o + 60, x, S, "compareOp");
     if ((x = v.minLod) !== undefined) seen += f32(m, o + 64, x, S, "minLod");
     if ((x = v.maxLod) !== undefined) seen += f32(m, o + 68, x, S, "maxLod");
     if ((x = v.borderColor) !== undefined) seen += u32(m, o + 72, x, S, "borderColor");
     if ((x = v.unnormalizedCoordinates) !== undefined) {
-      seen += u32(m, o + 76, x, S, "unnormalizedCoordinates");
+      seen += bool(m, o + 76, x, S, "unnormalizedCoordinates");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -13344,7 +13397,7 @@ export function structs() {
     if ((x = v.yChromaOffset) !== undefined) seen += u32(m, o + 48, x, S, "yChromaOffset");
     if ((x = v.chromaFilter) !== undefined) seen += u32(m, o + 52, x, S, "chromaFilter");
     if ((x = v.forceExplicitReconstruction) !== undefined) {
-      seen += u32(m, o + 56, x, S, "forceExplicitReconstruction");
+      seen += bool(m, o + 56, x, S, "forceExplicitReconstruction");
     }
     let keys = 0;
     for (const _ in v) keys++;

@@ -11,6 +11,7 @@
 import {
   array,
   badValue,
+  bool,
   covers,
   element,
   f32,
@@ -195,7 +196,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.feedbackLoopEnable) !== undefined) seen += u32(m, o + 16, x, S, "feedbackLoopEnable");
+    if ((x = v.feedbackLoopEnable) !== undefined) seen += bool(m, o + 16, x, S, "feedbackLoopEnable");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -446,10 +447,10 @@ export function structs() {
     const S = "VkColorBlendAdvancedEXT";
     let seen = 0, x;
     if ((x = v.advancedBlendOp) !== undefined) seen += u32(m, o, x, S, "advancedBlendOp");
-    if ((x = v.srcPremultiplied) !== undefined) seen += u32(m, o + 4, x, S, "srcPremultiplied");
-    if ((x = v.dstPremultiplied) !== undefined) seen += u32(m, o + 8, x, S, "dstPremultiplied");
+    if ((x = v.srcPremultiplied) !== undefined) seen += bool(m, o + 4, x, S, "srcPremultiplied");
+    if ((x = v.dstPremultiplied) !== undefined) seen += bool(m, o + 8, x, S, "dstPremultiplied");
     if ((x = v.blendOverlap) !== undefined) seen += u32(m, o + 12, x, S, "blendOverlap");
-    if ((x = v.clampResults) !== undefined) seen += u32(m, o + 16, x, S, "clampResults");
+    if ((x = v.clampResults) !== undefined) seen += bool(m, o + 16, x, S, "clampResults");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -504,7 +505,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.conditionalRenderingEnable) !== undefined) {
-      seen += u32(m, o + 16, x, S, "conditionalRenderingEnable");
+      seen += bool(m, o + 16, x, S, "conditionalRenderingEnable");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -790,7 +791,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.customResolve) !== undefined) seen += u32(m, o + 16, x, S, "customResolve");
+    if ((x = v.customResolve) !== undefined) seen += bool(m, o + 16, x, S, "customResolve");
     if ((x = v.pColorAttachmentFormats) !== undefined) {
       seen++;
       let t = -1;
@@ -1374,7 +1375,7 @@ export function structs() {
     if ((x = v.depthBiasRepresentation) !== undefined) {
       seen += u32(m, o + 16, x, S, "depthBiasRepresentation");
     }
-    if ((x = v.depthBiasExact) !== undefined) seen += u32(m, o + 20, x, S, "depthBiasExact");
+    if ((x = v.depthBiasExact) !== undefined) seen += bool(m, o + 20, x, S, "depthBiasExact");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -1899,7 +1900,7 @@ export function structs() {
       }
     }
     if ((x = v.useCombinedImageSamplerIndex) !== undefined) {
-      seen += u32(m, o + 24, x, S, "useCombinedImageSamplerIndex");
+      seen += bool(m, o + 24, x, S, "useCombinedImageSamplerIndex");
     }
     if ((x = v.samplerHeapOffset) !== undefined) seen += u32(m, o + 28, x, S, "samplerHeapOffset");
     if ((x = v.samplerPushOffset) !== undefined) seen += u32(m, o + 32, x, S, "samplerPushOffset");
@@ -1956,7 +1957,7 @@ export function structs() {
       }
     }
     if ((x = v.useCombinedImageSamplerIndex) !== undefined) {
-      seen += u32(m, o + 32, x, S, "useCombinedImageSamplerIndex");
+      seen += bool(m, o + 32, x, S, "useCombinedImageSamplerIndex");
     }
     if ((x = v.samplerHeapOffset) !== undefined) seen += u32(m, o + 36, x, S, "samplerHeapOffset");
     if ((x = v.samplerPushOffset) !== undefined) seen += u32(m, o + 40, x, S, "samplerPushOffset");
@@ -2015,7 +2016,7 @@ export function structs() {
       }
     }
     if ((x = v.useCombinedImageSamplerIndex) !== undefined) {
-      seen += u32(m, o + 24, x, S, "useCombinedImageSamplerIndex");
+      seen += bool(m, o + 24, x, S, "useCombinedImageSamplerIndex");
     }
     if ((x = v.samplerHeapOffset) !== undefined) seen += u32(m, o + 28, x, S, "samplerHeapOffset");
     if ((x = v.samplerPushOffset) !== undefined) seen += u32(m, o + 32, x, S, "samplerPushOffset");
@@ -2071,7 +2072,7 @@ export function structs() {
       }
     }
     if ((x = v.useCombinedImageSamplerIndex) !== undefined) {
-      seen += u32(m, o + 24, x, S, "useCombinedImageSamplerIndex");
+      seen += bool(m, o + 24, x, S, "useCombinedImageSamplerIndex");
     }
     if ((x = v.samplerHeapOffset) !== undefined) seen += u32(m, o + 28, x, S, "samplerHeapOffset");
     if ((x = v.samplerShaderRecordOffset) !== undefined) {
@@ -2896,7 +2897,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.acquireUnmodifiedMemory) !== undefined) {
-      seen += u32(m, o + 16, x, S, "acquireUnmodifiedMemory");
+      seen += bool(m, o + 16, x, S, "acquireUnmodifiedMemory");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -2922,8 +2923,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.filterCubic) !== undefined) seen += u32(m, o + 16, x, S, "filterCubic");
-    if ((x = v.filterCubicMinmax) !== undefined) seen += u32(m, o + 20, x, S, "filterCubicMinmax");
+    if ((x = v.filterCubic) !== undefined) seen += bool(m, o + 16, x, S, "filterCubic");
+    if ((x = v.filterCubicMinmax) !== undefined) seen += bool(m, o + 20, x, S, "filterCubicMinmax");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -4804,7 +4805,7 @@ export function structs() {
     }
     if ((x = v.micromapSize) !== undefined) seen += put64(m, o + 16, x, S, "micromapSize");
     if ((x = v.buildScratchSize) !== undefined) seen += put64(m, o + 24, x, S, "buildScratchSize");
-    if ((x = v.discardable) !== undefined) seen += u32(m, o + 32, x, S, "discardable");
+    if ((x = v.discardable) !== undefined) seen += bool(m, o + 32, x, S, "discardable");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -4985,7 +4986,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.multisampledRenderToSingleSampledEnable) !== undefined) {
-      seen += u32(m, o + 16, x, S, "multisampledRenderToSingleSampledEnable");
+      seen += bool(m, o + 16, x, S, "multisampledRenderToSingleSampledEnable");
     }
     if ((x = v.rasterizationSamples) !== undefined) seen += u32(m, o + 20, x, S, "rasterizationSamples");
     let keys = 0;
@@ -5209,7 +5210,7 @@ export function structs() {
     }
     if ((x = v.timeDomain) !== undefined) seen += u32(m, o + 48, x, S, "timeDomain");
     if ((x = v.timeDomainId) !== undefined) seen += put64(m, o + 56, x, S, "timeDomainId");
-    if ((x = v.reportComplete) !== undefined) seen += u32(m, o + 64, x, S, "reportComplete");
+    if ((x = v.reportComplete) !== undefined) seen += bool(m, o + 64, x, S, "reportComplete");
     if ((x = v.presentStageCount) !== undefined) {
       seen += u32(m, o + 32, x, S, "presentStageCount");
       if (n0 >= 0) covers(x, n0, S, "presentStageCount", f0);
@@ -5332,8 +5333,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.formatA4R4G4B4) !== undefined) seen += u32(m, o + 16, x, S, "formatA4R4G4B4");
-    if ((x = v.formatA4B4G4R4) !== undefined) seen += u32(m, o + 20, x, S, "formatA4B4G4R4");
+    if ((x = v.formatA4R4G4B4) !== undefined) seen += bool(m, o + 16, x, S, "formatA4R4G4B4");
+    if ((x = v.formatA4B4G4R4) !== undefined) seen += bool(m, o + 20, x, S, "formatA4B4G4R4");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -5360,7 +5361,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.decodeModeSharedExponent) !== undefined) {
-      seen += u32(m, o + 16, x, S, "decodeModeSharedExponent");
+      seen += bool(m, o + 16, x, S, "decodeModeSharedExponent");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -5386,7 +5387,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.reportAddressBinding) !== undefined) seen += u32(m, o + 16, x, S, "reportAddressBinding");
+    if ((x = v.reportAddressBinding) !== undefined) seen += bool(m, o + 16, x, S, "reportAddressBinding");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -5412,7 +5413,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.attachmentFeedbackLoopDynamicState) !== undefined) {
-      seen += u32(m, o + 16, x, S, "attachmentFeedbackLoopDynamicState");
+      seen += bool(m, o + 16, x, S, "attachmentFeedbackLoopDynamicState");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -5439,7 +5440,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.attachmentFeedbackLoopLayout) !== undefined) {
-      seen += u32(m, o + 16, x, S, "attachmentFeedbackLoopLayout");
+      seen += bool(m, o + 16, x, S, "attachmentFeedbackLoopLayout");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -5466,7 +5467,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.advancedBlendCoherentOperations) !== undefined) {
-      seen += u32(m, o + 16, x, S, "advancedBlendCoherentOperations");
+      seen += bool(m, o + 16, x, S, "advancedBlendCoherentOperations");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -5496,19 +5497,19 @@ export function structs() {
       seen += u32(m, o + 16, x, S, "advancedBlendMaxColorAttachments");
     }
     if ((x = v.advancedBlendIndependentBlend) !== undefined) {
-      seen += u32(m, o + 20, x, S, "advancedBlendIndependentBlend");
+      seen += bool(m, o + 20, x, S, "advancedBlendIndependentBlend");
     }
     if ((x = v.advancedBlendNonPremultipliedSrcColor) !== undefined) {
-      seen += u32(m, o + 24, x, S, "advancedBlendNonPremultipliedSrcColor");
+      seen += bool(m, o + 24, x, S, "advancedBlendNonPremultipliedSrcColor");
     }
     if ((x = v.advancedBlendNonPremultipliedDstColor) !== undefined) {
-      seen += u32(m, o + 28, x, S, "advancedBlendNonPremultipliedDstColor");
+      seen += bool(m, o + 28, x, S, "advancedBlendNonPremultipliedDstColor");
     }
     if ((x = v.advancedBlendCorrelatedOverlap) !== undefined) {
-      seen += u32(m, o + 32, x, S, "advancedBlendCorrelatedOverlap");
+      seen += bool(m, o + 32, x, S, "advancedBlendCorrelatedOverlap");
     }
     if ((x = v.advancedBlendAllOperations) !== undefined) {
-      seen += u32(m, o + 36, x, S, "advancedBlendAllOperations");
+      seen += bool(m, o + 36, x, S, "advancedBlendAllOperations");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -5539,9 +5540,9 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.borderColorSwizzle) !== undefined) seen += u32(m, o + 16, x, S, "borderColorSwizzle");
+    if ((x = v.borderColorSwizzle) !== undefined) seen += bool(m, o + 16, x, S, "borderColorSwizzle");
     if ((x = v.borderColorSwizzleFromImage) !== undefined) {
-      seen += u32(m, o + 20, x, S, "borderColorSwizzleFromImage");
+      seen += bool(m, o + 20, x, S, "borderColorSwizzleFromImage");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -5568,12 +5569,12 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.bufferDeviceAddress) !== undefined) seen += u32(m, o + 16, x, S, "bufferDeviceAddress");
+    if ((x = v.bufferDeviceAddress) !== undefined) seen += bool(m, o + 16, x, S, "bufferDeviceAddress");
     if ((x = v.bufferDeviceAddressCaptureReplay) !== undefined) {
-      seen += u32(m, o + 20, x, S, "bufferDeviceAddressCaptureReplay");
+      seen += bool(m, o + 20, x, S, "bufferDeviceAddressCaptureReplay");
     }
     if ((x = v.bufferDeviceAddressMultiDevice) !== undefined) {
-      seen += u32(m, o + 24, x, S, "bufferDeviceAddressMultiDevice");
+      seen += bool(m, o + 24, x, S, "bufferDeviceAddressMultiDevice");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -5601,7 +5602,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.colorWriteEnable) !== undefined) seen += u32(m, o + 16, x, S, "colorWriteEnable");
+    if ((x = v.colorWriteEnable) !== undefined) seen += bool(m, o + 16, x, S, "colorWriteEnable");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -5626,9 +5627,9 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.conditionalRendering) !== undefined) seen += u32(m, o + 16, x, S, "conditionalRendering");
+    if ((x = v.conditionalRendering) !== undefined) seen += bool(m, o + 16, x, S, "conditionalRendering");
     if ((x = v.inheritedConditionalRendering) !== undefined) {
-      seen += u32(m, o + 20, x, S, "inheritedConditionalRendering");
+      seen += bool(m, o + 20, x, S, "inheritedConditionalRendering");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -5665,22 +5666,22 @@ export function structs() {
       seen += f32(m, o + 24, x, S, "extraPrimitiveOverestimationSizeGranularity");
     }
     if ((x = v.primitiveUnderestimation) !== undefined) {
-      seen += u32(m, o + 28, x, S, "primitiveUnderestimation");
+      seen += bool(m, o + 28, x, S, "primitiveUnderestimation");
     }
     if ((x = v.conservativePointAndLineRasterization) !== undefined) {
-      seen += u32(m, o + 32, x, S, "conservativePointAndLineRasterization");
+      seen += bool(m, o + 32, x, S, "conservativePointAndLineRasterization");
     }
     if ((x = v.degenerateTrianglesRasterized) !== undefined) {
-      seen += u32(m, o + 36, x, S, "degenerateTrianglesRasterized");
+      seen += bool(m, o + 36, x, S, "degenerateTrianglesRasterized");
     }
     if ((x = v.degenerateLinesRasterized) !== undefined) {
-      seen += u32(m, o + 40, x, S, "degenerateLinesRasterized");
+      seen += bool(m, o + 40, x, S, "degenerateLinesRasterized");
     }
     if ((x = v.fullyCoveredFragmentShaderInputVariable) !== undefined) {
-      seen += u32(m, o + 44, x, S, "fullyCoveredFragmentShaderInputVariable");
+      seen += bool(m, o + 44, x, S, "fullyCoveredFragmentShaderInputVariable");
     }
     if ((x = v.conservativeRasterizationPostDepthCoverage) !== undefined) {
-      seen += u32(m, o + 48, x, S, "conservativeRasterizationPostDepthCoverage");
+      seen += bool(m, o + 48, x, S, "conservativeRasterizationPostDepthCoverage");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -5746,19 +5747,19 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.cooperativeMatrixProperties2) !== undefined) {
-      seen += u32(m, o + 16, x, S, "cooperativeMatrixProperties2");
+      seen += bool(m, o + 16, x, S, "cooperativeMatrixProperties2");
     }
     if ((x = v.cooperativeMatrixReductions) !== undefined) {
-      seen += u32(m, o + 20, x, S, "cooperativeMatrixReductions");
+      seen += bool(m, o + 20, x, S, "cooperativeMatrixReductions");
     }
     if ((x = v.cooperativeMatrixConversions) !== undefined) {
-      seen += u32(m, o + 24, x, S, "cooperativeMatrixConversions");
+      seen += bool(m, o + 24, x, S, "cooperativeMatrixConversions");
     }
     if ((x = v.cooperativeMatrixPerElementOperations) !== undefined) {
-      seen += u32(m, o + 28, x, S, "cooperativeMatrixPerElementOperations");
+      seen += bool(m, o + 28, x, S, "cooperativeMatrixPerElementOperations");
     }
     if ((x = v.cooperativeMatrixGetCoordinate) !== undefined) {
-      seen += u32(m, o + 32, x, S, "cooperativeMatrixGetCoordinate");
+      seen += bool(m, o + 32, x, S, "cooperativeMatrixGetCoordinate");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -5788,9 +5789,9 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.customBorderColors) !== undefined) seen += u32(m, o + 16, x, S, "customBorderColors");
+    if ((x = v.customBorderColors) !== undefined) seen += bool(m, o + 16, x, S, "customBorderColors");
     if ((x = v.customBorderColorWithoutFormat) !== undefined) {
-      seen += u32(m, o + 20, x, S, "customBorderColorWithoutFormat");
+      seen += bool(m, o + 20, x, S, "customBorderColorWithoutFormat");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -5844,7 +5845,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.customResolve) !== undefined) seen += u32(m, o + 16, x, S, "customResolve");
+    if ((x = v.customResolve) !== undefined) seen += bool(m, o + 16, x, S, "customResolve");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -5869,12 +5870,12 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.depthBiasControl) !== undefined) seen += u32(m, o + 16, x, S, "depthBiasControl");
+    if ((x = v.depthBiasControl) !== undefined) seen += bool(m, o + 16, x, S, "depthBiasControl");
     if ((x = v.leastRepresentableValueForceUnormRepresentation) !== undefined) {
-      seen += u32(m, o + 20, x, S, "leastRepresentableValueForceUnormRepresentation");
+      seen += bool(m, o + 20, x, S, "leastRepresentableValueForceUnormRepresentation");
     }
-    if ((x = v.floatRepresentation) !== undefined) seen += u32(m, o + 24, x, S, "floatRepresentation");
-    if ((x = v.depthBiasExact) !== undefined) seen += u32(m, o + 28, x, S, "depthBiasExact");
+    if ((x = v.floatRepresentation) !== undefined) seen += bool(m, o + 24, x, S, "floatRepresentation");
+    if ((x = v.depthBiasExact) !== undefined) seen += bool(m, o + 28, x, S, "depthBiasExact");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -5902,7 +5903,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.depthClampControl) !== undefined) seen += u32(m, o + 16, x, S, "depthClampControl");
+    if ((x = v.depthClampControl) !== undefined) seen += bool(m, o + 16, x, S, "depthClampControl");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -5927,7 +5928,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.depthClipControl) !== undefined) seen += u32(m, o + 16, x, S, "depthClipControl");
+    if ((x = v.depthClipControl) !== undefined) seen += bool(m, o + 16, x, S, "depthClipControl");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -5952,7 +5953,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.depthClipEnable) !== undefined) seen += u32(m, o + 16, x, S, "depthClipEnable");
+    if ((x = v.depthClipEnable) !== undefined) seen += bool(m, o + 16, x, S, "depthClipEnable");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -6004,15 +6005,15 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.descriptorBuffer) !== undefined) seen += u32(m, o + 16, x, S, "descriptorBuffer");
+    if ((x = v.descriptorBuffer) !== undefined) seen += bool(m, o + 16, x, S, "descriptorBuffer");
     if ((x = v.descriptorBufferCaptureReplay) !== undefined) {
-      seen += u32(m, o + 20, x, S, "descriptorBufferCaptureReplay");
+      seen += bool(m, o + 20, x, S, "descriptorBufferCaptureReplay");
     }
     if ((x = v.descriptorBufferImageLayoutIgnored) !== undefined) {
-      seen += u32(m, o + 24, x, S, "descriptorBufferImageLayoutIgnored");
+      seen += bool(m, o + 24, x, S, "descriptorBufferImageLayoutIgnored");
     }
     if ((x = v.descriptorBufferPushDescriptors) !== undefined) {
-      seen += u32(m, o + 28, x, S, "descriptorBufferPushDescriptors");
+      seen += bool(m, o + 28, x, S, "descriptorBufferPushDescriptors");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -6042,13 +6043,13 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.combinedImageSamplerDescriptorSingleArray) !== undefined) {
-      seen += u32(m, o + 16, x, S, "combinedImageSamplerDescriptorSingleArray");
+      seen += bool(m, o + 16, x, S, "combinedImageSamplerDescriptorSingleArray");
     }
     if ((x = v.bufferlessPushDescriptors) !== undefined) {
-      seen += u32(m, o + 20, x, S, "bufferlessPushDescriptors");
+      seen += bool(m, o + 20, x, S, "bufferlessPushDescriptors");
     }
     if ((x = v.allowSamplerImageViewPostSubmitCreation) !== undefined) {
-      seen += u32(m, o + 24, x, S, "allowSamplerImageViewPostSubmitCreation");
+      seen += bool(m, o + 24, x, S, "allowSamplerImageViewPostSubmitCreation");
     }
     if ((x = v.descriptorBufferOffsetAlignment) !== undefined) {
       seen += put64(m, o + 32, x, S, "descriptorBufferOffsetAlignment");
@@ -6194,9 +6195,9 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.descriptorHeap) !== undefined) seen += u32(m, o + 16, x, S, "descriptorHeap");
+    if ((x = v.descriptorHeap) !== undefined) seen += bool(m, o + 16, x, S, "descriptorHeap");
     if ((x = v.descriptorHeapCaptureReplay) !== undefined) {
-      seen += u32(m, o + 20, x, S, "descriptorHeapCaptureReplay");
+      seen += bool(m, o + 20, x, S, "descriptorHeapCaptureReplay");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -6258,9 +6259,9 @@ export function structs() {
     if ((x = v.samplerYcbcrConversionCount) !== undefined) {
       seen += u32(m, o + 140, x, S, "samplerYcbcrConversionCount");
     }
-    if ((x = v.sparseDescriptorHeaps) !== undefined) seen += u32(m, o + 144, x, S, "sparseDescriptorHeaps");
+    if ((x = v.sparseDescriptorHeaps) !== undefined) seen += bool(m, o + 144, x, S, "sparseDescriptorHeaps");
     if ((x = v.protectedDescriptorHeaps) !== undefined) {
-      seen += u32(m, o + 148, x, S, "protectedDescriptorHeaps");
+      seen += bool(m, o + 148, x, S, "protectedDescriptorHeaps");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -6305,10 +6306,10 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.deviceGeneratedCommands) !== undefined) {
-      seen += u32(m, o + 16, x, S, "deviceGeneratedCommands");
+      seen += bool(m, o + 16, x, S, "deviceGeneratedCommands");
     }
     if ((x = v.dynamicGeneratedPipelineLayout) !== undefined) {
-      seen += u32(m, o + 20, x, S, "dynamicGeneratedPipelineLayout");
+      seen += bool(m, o + 20, x, S, "dynamicGeneratedPipelineLayout");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -6366,10 +6367,10 @@ export function structs() {
       seen += u32(m, o + 52, x, S, "supportedIndirectCommandsShaderStagesShaderBinding");
     }
     if ((x = v.deviceGeneratedCommandsTransformFeedback) !== undefined) {
-      seen += u32(m, o + 56, x, S, "deviceGeneratedCommandsTransformFeedback");
+      seen += bool(m, o + 56, x, S, "deviceGeneratedCommandsTransformFeedback");
     }
     if ((x = v.deviceGeneratedCommandsMultiDrawIndirectCount) !== undefined) {
-      seen += u32(m, o + 60, x, S, "deviceGeneratedCommandsMultiDrawIndirectCount");
+      seen += bool(m, o + 60, x, S, "deviceGeneratedCommandsMultiDrawIndirectCount");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -6406,7 +6407,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.deviceMemoryReport) !== undefined) seen += u32(m, o + 16, x, S, "deviceMemoryReport");
+    if ((x = v.deviceMemoryReport) !== undefined) seen += bool(m, o + 16, x, S, "deviceMemoryReport");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -6456,8 +6457,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.hasPrimary) !== undefined) seen += u32(m, o + 16, x, S, "hasPrimary");
-    if ((x = v.hasRender) !== undefined) seen += u32(m, o + 20, x, S, "hasRender");
+    if ((x = v.hasPrimary) !== undefined) seen += bool(m, o + 16, x, S, "hasPrimary");
+    if ((x = v.hasRender) !== undefined) seen += bool(m, o + 20, x, S, "hasRender");
     if ((x = v.primaryMajor) !== undefined) seen += puti64(m, o + 24, x, S, "primaryMajor");
     if ((x = v.primaryMinor) !== undefined) seen += puti64(m, o + 32, x, S, "primaryMinor");
     if ((x = v.renderMajor) !== undefined) seen += puti64(m, o + 40, x, S, "renderMajor");
@@ -6492,7 +6493,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.dynamicRenderingUnusedAttachments) !== undefined) {
-      seen += u32(m, o + 16, x, S, "dynamicRenderingUnusedAttachments");
+      seen += bool(m, o + 16, x, S, "dynamicRenderingUnusedAttachments");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -6518,12 +6519,12 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.extendedDynamicState2) !== undefined) seen += u32(m, o + 16, x, S, "extendedDynamicState2");
+    if ((x = v.extendedDynamicState2) !== undefined) seen += bool(m, o + 16, x, S, "extendedDynamicState2");
     if ((x = v.extendedDynamicState2LogicOp) !== undefined) {
-      seen += u32(m, o + 20, x, S, "extendedDynamicState2LogicOp");
+      seen += bool(m, o + 20, x, S, "extendedDynamicState2LogicOp");
     }
     if ((x = v.extendedDynamicState2PatchControlPoints) !== undefined) {
-      seen += u32(m, o + 24, x, S, "extendedDynamicState2PatchControlPoints");
+      seen += bool(m, o + 24, x, S, "extendedDynamicState2PatchControlPoints");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -6552,97 +6553,97 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.extendedDynamicState3TessellationDomainOrigin) !== undefined) {
-      seen += u32(m, o + 16, x, S, "extendedDynamicState3TessellationDomainOrigin");
+      seen += bool(m, o + 16, x, S, "extendedDynamicState3TessellationDomainOrigin");
     }
     if ((x = v.extendedDynamicState3DepthClampEnable) !== undefined) {
-      seen += u32(m, o + 20, x, S, "extendedDynamicState3DepthClampEnable");
+      seen += bool(m, o + 20, x, S, "extendedDynamicState3DepthClampEnable");
     }
     if ((x = v.extendedDynamicState3PolygonMode) !== undefined) {
-      seen += u32(m, o + 24, x, S, "extendedDynamicState3PolygonMode");
+      seen += bool(m, o + 24, x, S, "extendedDynamicState3PolygonMode");
     }
     if ((x = v.extendedDynamicState3RasterizationSamples) !== undefined) {
-      seen += u32(m, o + 28, x, S, "extendedDynamicState3RasterizationSamples");
+      seen += bool(m, o + 28, x, S, "extendedDynamicState3RasterizationSamples");
     }
     if ((x = v.extendedDynamicState3SampleMask) !== undefined) {
-      seen += u32(m, o + 32, x, S, "extendedDynamicState3SampleMask");
+      seen += bool(m, o + 32, x, S, "extendedDynamicState3SampleMask");
     }
     if ((x = v.extendedDynamicState3AlphaToCoverageEnable) !== undefined) {
-      seen += u32(m, o + 36, x, S, "extendedDynamicState3AlphaToCoverageEnable");
+      seen += bool(m, o + 36, x, S, "extendedDynamicState3AlphaToCoverageEnable");
     }
     if ((x = v.extendedDynamicState3AlphaToOneEnable) !== undefined) {
-      seen += u32(m, o + 40, x, S, "extendedDynamicState3AlphaToOneEnable");
+      seen += bool(m, o + 40, x, S, "extendedDynamicState3AlphaToOneEnable");
     }
     if ((x = v.extendedDynamicState3LogicOpEnable) !== undefined) {
-      seen += u32(m, o + 44, x, S, "extendedDynamicState3LogicOpEnable");
+      seen += bool(m, o + 44, x, S, "extendedDynamicState3LogicOpEnable");
     }
     if ((x = v.extendedDynamicState3ColorBlendEnable) !== undefined) {
-      seen += u32(m, o + 48, x, S, "extendedDynamicState3ColorBlendEnable");
+      seen += bool(m, o + 48, x, S, "extendedDynamicState3ColorBlendEnable");
     }
     if ((x = v.extendedDynamicState3ColorBlendEquation) !== undefined) {
-      seen += u32(m, o + 52, x, S, "extendedDynamicState3ColorBlendEquation");
+      seen += bool(m, o + 52, x, S, "extendedDynamicState3ColorBlendEquation");
     }
     if ((x = v.extendedDynamicState3ColorWriteMask) !== undefined) {
-      seen += u32(m, o + 56, x, S, "extendedDynamicState3ColorWriteMask");
+      seen += bool(m, o + 56, x, S, "extendedDynamicState3ColorWriteMask");
     }
     if ((x = v.extendedDynamicState3RasterizationStream) !== undefined) {
-      seen += u32(m, o + 60, x, S, "extendedDynamicState3RasterizationStream");
+      seen += bool(m, o + 60, x, S, "extendedDynamicState3RasterizationStream");
     }
     if ((x = v.extendedDynamicState3ConservativeRasterizationMode) !== undefined) {
-      seen += u32(m, o + 64, x, S, "extendedDynamicState3ConservativeRasterizationMode");
+      seen += bool(m, o + 64, x, S, "extendedDynamicState3ConservativeRasterizationMode");
     }
     if ((x = v.extendedDynamicState3ExtraPrimitiveOverestimationSize) !== undefined) {
-      seen += u32(m, o + 68, x, S, "extendedDynamicState3ExtraPrimitiveOverestimationSize");
+      seen += bool(m, o + 68, x, S, "extendedDynamicState3ExtraPrimitiveOverestimationSize");
     }
     if ((x = v.extendedDynamicState3DepthClipEnable) !== undefined) {
-      seen += u32(m, o + 72, x, S, "extendedDynamicState3DepthClipEnable");
+      seen += bool(m, o + 72, x, S, "extendedDynamicState3DepthClipEnable");
     }
     if ((x = v.extendedDynamicState3SampleLocationsEnable) !== undefined) {
-      seen += u32(m, o + 76, x, S, "extendedDynamicState3SampleLocationsEnable");
+      seen += bool(m, o + 76, x, S, "extendedDynamicState3SampleLocationsEnable");
     }
     if ((x = v.extendedDynamicState3ColorBlendAdvanced) !== undefined) {
-      seen += u32(m, o + 80, x, S, "extendedDynamicState3ColorBlendAdvanced");
+      seen += bool(m, o + 80, x, S, "extendedDynamicState3ColorBlendAdvanced");
     }
     if ((x = v.extendedDynamicState3ProvokingVertexMode) !== undefined) {
-      seen += u32(m, o + 84, x, S, "extendedDynamicState3ProvokingVertexMode");
+      seen += bool(m, o + 84, x, S, "extendedDynamicState3ProvokingVertexMode");
     }
     if ((x = v.extendedDynamicState3LineRasterizationMode) !== undefined) {
-      seen += u32(m, o + 88, x, S, "extendedDynamicState3LineRasterizationMode");
+      seen += bool(m, o + 88, x, S, "extendedDynamicState3LineRasterizationMode");
     }
     if ((x = v.extendedDynamicState3LineStippleEnable) !== undefined) {
-      seen += u32(m, o + 92, x, S, "extendedDynamicState3LineStippleEnable");
+      seen += bool(m, o + 92, x, S, "extendedDynamicState3LineStippleEnable");
     }
     if ((x = v.extendedDynamicState3DepthClipNegativeOneToOne) !== undefined) {
-      seen += u32(m, o + 96, x, S, "extendedDynamicState3DepthClipNegativeOneToOne");
+      seen += bool(m, o + 96, x, S, "extendedDynamicState3DepthClipNegativeOneToOne");
     }
     if ((x = v.extendedDynamicState3ViewportWScalingEnable) !== undefined) {
-      seen += u32(m, o + 100, x, S, "extendedDynamicState3ViewportWScalingEnable");
+      seen += bool(m, o + 100, x, S, "extendedDynamicState3ViewportWScalingEnable");
     }
     if ((x = v.extendedDynamicState3ViewportSwizzle) !== undefined) {
-      seen += u32(m, o + 104, x, S, "extendedDynamicState3ViewportSwizzle");
+      seen += bool(m, o + 104, x, S, "extendedDynamicState3ViewportSwizzle");
     }
     if ((x = v.extendedDynamicState3CoverageToColorEnable) !== undefined) {
-      seen += u32(m, o + 108, x, S, "extendedDynamicState3CoverageToColorEnable");
+      seen += bool(m, o + 108, x, S, "extendedDynamicState3CoverageToColorEnable");
     }
     if ((x = v.extendedDynamicState3CoverageToColorLocation) !== undefined) {
-      seen += u32(m, o + 112, x, S, "extendedDynamicState3CoverageToColorLocation");
+      seen += bool(m, o + 112, x, S, "extendedDynamicState3CoverageToColorLocation");
     }
     if ((x = v.extendedDynamicState3CoverageModulationMode) !== undefined) {
-      seen += u32(m, o + 116, x, S, "extendedDynamicState3CoverageModulationMode");
+      seen += bool(m, o + 116, x, S, "extendedDynamicState3CoverageModulationMode");
     }
     if ((x = v.extendedDynamicState3CoverageModulationTableEnable) !== undefined) {
-      seen += u32(m, o + 120, x, S, "extendedDynamicState3CoverageModulationTableEnable");
+      seen += bool(m, o + 120, x, S, "extendedDynamicState3CoverageModulationTableEnable");
     }
     if ((x = v.extendedDynamicState3CoverageModulationTable) !== undefined) {
-      seen += u32(m, o + 124, x, S, "extendedDynamicState3CoverageModulationTable");
+      seen += bool(m, o + 124, x, S, "extendedDynamicState3CoverageModulationTable");
     }
     if ((x = v.extendedDynamicState3CoverageReductionMode) !== undefined) {
-      seen += u32(m, o + 128, x, S, "extendedDynamicState3CoverageReductionMode");
+      seen += bool(m, o + 128, x, S, "extendedDynamicState3CoverageReductionMode");
     }
     if ((x = v.extendedDynamicState3RepresentativeFragmentTestEnable) !== undefined) {
-      seen += u32(m, o + 132, x, S, "extendedDynamicState3RepresentativeFragmentTestEnable");
+      seen += bool(m, o + 132, x, S, "extendedDynamicState3RepresentativeFragmentTestEnable");
     }
     if ((x = v.extendedDynamicState3ShadingRateImageEnable) !== undefined) {
-      seen += u32(m, o + 136, x, S, "extendedDynamicState3ShadingRateImageEnable");
+      seen += bool(m, o + 136, x, S, "extendedDynamicState3ShadingRateImageEnable");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -6699,7 +6700,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.dynamicPrimitiveTopologyUnrestricted) !== undefined) {
-      seen += u32(m, o + 16, x, S, "dynamicPrimitiveTopologyUnrestricted");
+      seen += bool(m, o + 16, x, S, "dynamicPrimitiveTopologyUnrestricted");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -6725,7 +6726,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.extendedDynamicState) !== undefined) seen += u32(m, o + 16, x, S, "extendedDynamicState");
+    if ((x = v.extendedDynamicState) !== undefined) seen += bool(m, o + 16, x, S, "extendedDynamicState");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -6777,9 +6778,9 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.deviceFault) !== undefined) seen += u32(m, o + 16, x, S, "deviceFault");
+    if ((x = v.deviceFault) !== undefined) seen += bool(m, o + 16, x, S, "deviceFault");
     if ((x = v.deviceFaultVendorBinary) !== undefined) {
-      seen += u32(m, o + 20, x, S, "deviceFaultVendorBinary");
+      seen += bool(m, o + 20, x, S, "deviceFaultVendorBinary");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -6807,7 +6808,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.fragmentDensityMapDeferred) !== undefined) {
-      seen += u32(m, o + 16, x, S, "fragmentDensityMapDeferred");
+      seen += bool(m, o + 16, x, S, "fragmentDensityMapDeferred");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -6833,9 +6834,9 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.subsampledLoads) !== undefined) seen += u32(m, o + 16, x, S, "subsampledLoads");
+    if ((x = v.subsampledLoads) !== undefined) seen += bool(m, o + 16, x, S, "subsampledLoads");
     if ((x = v.subsampledCoarseReconstructionEarlyAccess) !== undefined) {
-      seen += u32(m, o + 20, x, S, "subsampledCoarseReconstructionEarlyAccess");
+      seen += bool(m, o + 20, x, S, "subsampledCoarseReconstructionEarlyAccess");
     }
     if ((x = v.maxSubsampledArrayLayers) !== undefined) {
       seen += u32(m, o + 24, x, S, "maxSubsampledArrayLayers");
@@ -6870,12 +6871,12 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.fragmentDensityMap) !== undefined) seen += u32(m, o + 16, x, S, "fragmentDensityMap");
+    if ((x = v.fragmentDensityMap) !== undefined) seen += bool(m, o + 16, x, S, "fragmentDensityMap");
     if ((x = v.fragmentDensityMapDynamic) !== undefined) {
-      seen += u32(m, o + 20, x, S, "fragmentDensityMapDynamic");
+      seen += bool(m, o + 20, x, S, "fragmentDensityMapDynamic");
     }
     if ((x = v.fragmentDensityMapNonSubsampledImages) !== undefined) {
-      seen += u32(m, o + 24, x, S, "fragmentDensityMapNonSubsampledImages");
+      seen += bool(m, o + 24, x, S, "fragmentDensityMapNonSubsampledImages");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -6904,7 +6905,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.fragmentDensityMapOffset) !== undefined) {
-      seen += u32(m, o + 16, x, S, "fragmentDensityMapOffset");
+      seen += bool(m, o + 16, x, S, "fragmentDensityMapOffset");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -6972,7 +6973,7 @@ export function structs() {
       writeNamed("VkExtent2D", m, o + 24, x, 0);
     }
     if ((x = v.fragmentDensityInvocations) !== undefined) {
-      seen += u32(m, o + 32, x, S, "fragmentDensityInvocations");
+      seen += bool(m, o + 32, x, S, "fragmentDensityInvocations");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -7001,13 +7002,13 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.fragmentShaderSampleInterlock) !== undefined) {
-      seen += u32(m, o + 16, x, S, "fragmentShaderSampleInterlock");
+      seen += bool(m, o + 16, x, S, "fragmentShaderSampleInterlock");
     }
     if ((x = v.fragmentShaderPixelInterlock) !== undefined) {
-      seen += u32(m, o + 20, x, S, "fragmentShaderPixelInterlock");
+      seen += bool(m, o + 20, x, S, "fragmentShaderPixelInterlock");
     }
     if ((x = v.fragmentShaderShadingRateInterlock) !== undefined) {
-      seen += u32(m, o + 24, x, S, "fragmentShaderShadingRateInterlock");
+      seen += bool(m, o + 24, x, S, "fragmentShaderShadingRateInterlock");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -7035,7 +7036,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.frameBoundary) !== undefined) seen += u32(m, o + 16, x, S, "frameBoundary");
+    if ((x = v.frameBoundary) !== undefined) seen += bool(m, o + 16, x, S, "frameBoundary");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -7061,7 +7062,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.graphicsPipelineLibrary) !== undefined) {
-      seen += u32(m, o + 16, x, S, "graphicsPipelineLibrary");
+      seen += bool(m, o + 16, x, S, "graphicsPipelineLibrary");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -7088,10 +7089,10 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.graphicsPipelineLibraryFastLinking) !== undefined) {
-      seen += u32(m, o + 16, x, S, "graphicsPipelineLibraryFastLinking");
+      seen += bool(m, o + 16, x, S, "graphicsPipelineLibraryFastLinking");
     }
     if ((x = v.graphicsPipelineLibraryIndependentInterpolationDecoration) !== undefined) {
-      seen += u32(m, o + 20, x, S, "graphicsPipelineLibraryIndependentInterpolationDecoration");
+      seen += bool(m, o + 20, x, S, "graphicsPipelineLibraryIndependentInterpolationDecoration");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -7118,8 +7119,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.image2DViewOf3D) !== undefined) seen += u32(m, o + 16, x, S, "image2DViewOf3D");
-    if ((x = v.sampler2DViewOf3D) !== undefined) seen += u32(m, o + 20, x, S, "sampler2DViewOf3D");
+    if ((x = v.image2DViewOf3D) !== undefined) seen += bool(m, o + 16, x, S, "image2DViewOf3D");
+    if ((x = v.sampler2DViewOf3D) !== undefined) seen += bool(m, o + 20, x, S, "sampler2DViewOf3D");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -7146,7 +7147,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.imageCompressionControl) !== undefined) {
-      seen += u32(m, o + 16, x, S, "imageCompressionControl");
+      seen += bool(m, o + 16, x, S, "imageCompressionControl");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -7173,7 +7174,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.imageCompressionControlSwapchain) !== undefined) {
-      seen += u32(m, o + 16, x, S, "imageCompressionControlSwapchain");
+      seen += bool(m, o + 16, x, S, "imageCompressionControlSwapchain");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -7243,7 +7244,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.imageSlicedViewOf3D) !== undefined) seen += u32(m, o + 16, x, S, "imageSlicedViewOf3D");
+    if ((x = v.imageSlicedViewOf3D) !== undefined) seen += bool(m, o + 16, x, S, "imageSlicedViewOf3D");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -7268,7 +7269,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.imageTilingControl) !== undefined) seen += u32(m, o + 16, x, S, "imageTilingControl");
+    if ((x = v.imageTilingControl) !== undefined) seen += bool(m, o + 16, x, S, "imageTilingControl");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -7318,7 +7319,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.minLod) !== undefined) seen += u32(m, o + 16, x, S, "minLod");
+    if ((x = v.minLod) !== undefined) seen += bool(m, o + 16, x, S, "minLod");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -7343,7 +7344,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.legacyDithering) !== undefined) seen += u32(m, o + 16, x, S, "legacyDithering");
+    if ((x = v.legacyDithering) !== undefined) seen += bool(m, o + 16, x, S, "legacyDithering");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -7368,7 +7369,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.legacyVertexAttributes) !== undefined) seen += u32(m, o + 16, x, S, "legacyVertexAttributes");
+    if ((x = v.legacyVertexAttributes) !== undefined) seen += bool(m, o + 16, x, S, "legacyVertexAttributes");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -7394,7 +7395,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.nativeUnalignedPerformance) !== undefined) {
-      seen += u32(m, o + 16, x, S, "nativeUnalignedPerformance");
+      seen += bool(m, o + 16, x, S, "nativeUnalignedPerformance");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -7420,9 +7421,9 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.memoryMapPlaced) !== undefined) seen += u32(m, o + 16, x, S, "memoryMapPlaced");
-    if ((x = v.memoryMapRangePlaced) !== undefined) seen += u32(m, o + 20, x, S, "memoryMapRangePlaced");
-    if ((x = v.memoryUnmapReserve) !== undefined) seen += u32(m, o + 24, x, S, "memoryUnmapReserve");
+    if ((x = v.memoryMapPlaced) !== undefined) seen += bool(m, o + 16, x, S, "memoryMapPlaced");
+    if ((x = v.memoryMapRangePlaced) !== undefined) seen += bool(m, o + 20, x, S, "memoryMapRangePlaced");
+    if ((x = v.memoryUnmapReserve) !== undefined) seen += bool(m, o + 24, x, S, "memoryUnmapReserve");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -7509,7 +7510,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.memoryDecompression) !== undefined) seen += u32(m, o + 16, x, S, "memoryDecompression");
+    if ((x = v.memoryDecompression) !== undefined) seen += bool(m, o + 16, x, S, "memoryDecompression");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -7563,7 +7564,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.memoryPriority) !== undefined) seen += u32(m, o + 16, x, S, "memoryPriority");
+    if ((x = v.memoryPriority) !== undefined) seen += bool(m, o + 16, x, S, "memoryPriority");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -7588,13 +7589,13 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.taskShader) !== undefined) seen += u32(m, o + 16, x, S, "taskShader");
-    if ((x = v.meshShader) !== undefined) seen += u32(m, o + 20, x, S, "meshShader");
-    if ((x = v.multiviewMeshShader) !== undefined) seen += u32(m, o + 24, x, S, "multiviewMeshShader");
+    if ((x = v.taskShader) !== undefined) seen += bool(m, o + 16, x, S, "taskShader");
+    if ((x = v.meshShader) !== undefined) seen += bool(m, o + 20, x, S, "meshShader");
+    if ((x = v.multiviewMeshShader) !== undefined) seen += bool(m, o + 24, x, S, "multiviewMeshShader");
     if ((x = v.primitiveFragmentShadingRateMeshShader) !== undefined) {
-      seen += u32(m, o + 28, x, S, "primitiveFragmentShadingRateMeshShader");
+      seen += bool(m, o + 28, x, S, "primitiveFragmentShadingRateMeshShader");
     }
-    if ((x = v.meshShaderQueries) !== undefined) seen += u32(m, o + 32, x, S, "meshShaderQueries");
+    if ((x = v.meshShaderQueries) !== undefined) seen += bool(m, o + 32, x, S, "meshShaderQueries");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -7694,16 +7695,16 @@ export function structs() {
       seen += u32(m, o + 140, x, S, "maxPreferredMeshWorkGroupInvocations");
     }
     if ((x = v.prefersLocalInvocationVertexOutput) !== undefined) {
-      seen += u32(m, o + 144, x, S, "prefersLocalInvocationVertexOutput");
+      seen += bool(m, o + 144, x, S, "prefersLocalInvocationVertexOutput");
     }
     if ((x = v.prefersLocalInvocationPrimitiveOutput) !== undefined) {
-      seen += u32(m, o + 148, x, S, "prefersLocalInvocationPrimitiveOutput");
+      seen += bool(m, o + 148, x, S, "prefersLocalInvocationPrimitiveOutput");
     }
     if ((x = v.prefersCompactVertexOutput) !== undefined) {
-      seen += u32(m, o + 152, x, S, "prefersCompactVertexOutput");
+      seen += bool(m, o + 152, x, S, "prefersCompactVertexOutput");
     }
     if ((x = v.prefersCompactPrimitiveOutput) !== undefined) {
-      seen += u32(m, o + 156, x, S, "prefersCompactPrimitiveOutput");
+      seen += bool(m, o + 156, x, S, "prefersCompactPrimitiveOutput");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -7756,7 +7757,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.multiDraw) !== undefined) seen += u32(m, o + 16, x, S, "multiDraw");
+    if ((x = v.multiDraw) !== undefined) seen += bool(m, o + 16, x, S, "multiDraw");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -7807,7 +7808,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.multisampledRenderToSingleSampled) !== undefined) {
-      seen += u32(m, o + 16, x, S, "multisampledRenderToSingleSampled");
+      seen += bool(m, o + 16, x, S, "multisampledRenderToSingleSampled");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -7834,7 +7835,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.multisampledRenderToSwapchain) !== undefined) {
-      seen += u32(m, o + 16, x, S, "multisampledRenderToSwapchain");
+      seen += bool(m, o + 16, x, S, "multisampledRenderToSwapchain");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -7860,7 +7861,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.mutableDescriptorType) !== undefined) seen += u32(m, o + 16, x, S, "mutableDescriptorType");
+    if ((x = v.mutableDescriptorType) !== undefined) seen += bool(m, o + 16, x, S, "mutableDescriptorType");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -7885,12 +7886,12 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.nestedCommandBuffer) !== undefined) seen += u32(m, o + 16, x, S, "nestedCommandBuffer");
+    if ((x = v.nestedCommandBuffer) !== undefined) seen += bool(m, o + 16, x, S, "nestedCommandBuffer");
     if ((x = v.nestedCommandBufferRendering) !== undefined) {
-      seen += u32(m, o + 20, x, S, "nestedCommandBufferRendering");
+      seen += bool(m, o + 20, x, S, "nestedCommandBufferRendering");
     }
     if ((x = v.nestedCommandBufferSimultaneousUse) !== undefined) {
-      seen += u32(m, o + 24, x, S, "nestedCommandBufferSimultaneousUse");
+      seen += bool(m, o + 24, x, S, "nestedCommandBufferSimultaneousUse");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -7945,7 +7946,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.nonSeamlessCubeMap) !== undefined) seen += u32(m, o + 16, x, S, "nonSeamlessCubeMap");
+    if ((x = v.nonSeamlessCubeMap) !== undefined) seen += bool(m, o + 16, x, S, "nonSeamlessCubeMap");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -7970,9 +7971,9 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.micromap) !== undefined) seen += u32(m, o + 16, x, S, "micromap");
-    if ((x = v.micromapCaptureReplay) !== undefined) seen += u32(m, o + 20, x, S, "micromapCaptureReplay");
-    if ((x = v.micromapHostCommands) !== undefined) seen += u32(m, o + 24, x, S, "micromapHostCommands");
+    if ((x = v.micromap) !== undefined) seen += bool(m, o + 16, x, S, "micromap");
+    if ((x = v.micromapCaptureReplay) !== undefined) seen += bool(m, o + 20, x, S, "micromapCaptureReplay");
+    if ((x = v.micromapHostCommands) !== undefined) seen += bool(m, o + 24, x, S, "micromapHostCommands");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -8062,7 +8063,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.pageableDeviceLocalMemory) !== undefined) {
-      seen += u32(m, o + 16, x, S, "pageableDeviceLocalMemory");
+      seen += bool(m, o + 16, x, S, "pageableDeviceLocalMemory");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -8089,7 +8090,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.pipelineLibraryGroupHandles) !== undefined) {
-      seen += u32(m, o + 16, x, S, "pipelineLibraryGroupHandles");
+      seen += bool(m, o + 16, x, S, "pipelineLibraryGroupHandles");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -8116,7 +8117,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.pipelinePropertiesIdentifier) !== undefined) {
-      seen += u32(m, o + 16, x, S, "pipelinePropertiesIdentifier");
+      seen += bool(m, o + 16, x, S, "pipelinePropertiesIdentifier");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -8142,9 +8143,9 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.presentTiming) !== undefined) seen += u32(m, o + 16, x, S, "presentTiming");
-    if ((x = v.presentAtAbsoluteTime) !== undefined) seen += u32(m, o + 20, x, S, "presentAtAbsoluteTime");
-    if ((x = v.presentAtRelativeTime) !== undefined) seen += u32(m, o + 24, x, S, "presentAtRelativeTime");
+    if ((x = v.presentTiming) !== undefined) seen += bool(m, o + 16, x, S, "presentTiming");
+    if ((x = v.presentAtAbsoluteTime) !== undefined) seen += bool(m, o + 20, x, S, "presentAtAbsoluteTime");
+    if ((x = v.presentAtRelativeTime) !== undefined) seen += bool(m, o + 24, x, S, "presentAtRelativeTime");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -8171,7 +8172,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.primitiveRestartIndex) !== undefined) seen += u32(m, o + 16, x, S, "primitiveRestartIndex");
+    if ((x = v.primitiveRestartIndex) !== undefined) seen += bool(m, o + 16, x, S, "primitiveRestartIndex");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -8197,10 +8198,10 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.primitiveTopologyListRestart) !== undefined) {
-      seen += u32(m, o + 16, x, S, "primitiveTopologyListRestart");
+      seen += bool(m, o + 16, x, S, "primitiveTopologyListRestart");
     }
     if ((x = v.primitiveTopologyPatchListRestart) !== undefined) {
-      seen += u32(m, o + 20, x, S, "primitiveTopologyPatchListRestart");
+      seen += bool(m, o + 20, x, S, "primitiveTopologyPatchListRestart");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -8228,13 +8229,13 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.primitivesGeneratedQuery) !== undefined) {
-      seen += u32(m, o + 16, x, S, "primitivesGeneratedQuery");
+      seen += bool(m, o + 16, x, S, "primitivesGeneratedQuery");
     }
     if ((x = v.primitivesGeneratedQueryWithRasterizerDiscard) !== undefined) {
-      seen += u32(m, o + 20, x, S, "primitivesGeneratedQueryWithRasterizerDiscard");
+      seen += bool(m, o + 20, x, S, "primitivesGeneratedQueryWithRasterizerDiscard");
     }
     if ((x = v.primitivesGeneratedQueryWithNonZeroStreams) !== undefined) {
-      seen += u32(m, o + 24, x, S, "primitivesGeneratedQueryWithNonZeroStreams");
+      seen += bool(m, o + 24, x, S, "primitivesGeneratedQueryWithNonZeroStreams");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -8262,9 +8263,9 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.provokingVertexLast) !== undefined) seen += u32(m, o + 16, x, S, "provokingVertexLast");
+    if ((x = v.provokingVertexLast) !== undefined) seen += bool(m, o + 16, x, S, "provokingVertexLast");
     if ((x = v.transformFeedbackPreservesProvokingVertex) !== undefined) {
-      seen += u32(m, o + 20, x, S, "transformFeedbackPreservesProvokingVertex");
+      seen += bool(m, o + 20, x, S, "transformFeedbackPreservesProvokingVertex");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -8292,10 +8293,10 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.provokingVertexModePerPipeline) !== undefined) {
-      seen += u32(m, o + 16, x, S, "provokingVertexModePerPipeline");
+      seen += bool(m, o + 16, x, S, "provokingVertexModePerPipeline");
     }
     if ((x = v.transformFeedbackPreservesTriangleFanProvokingVertex) !== undefined) {
-      seen += u32(m, o + 20, x, S, "transformFeedbackPreservesTriangleFanProvokingVertex");
+      seen += bool(m, o + 20, x, S, "transformFeedbackPreservesTriangleFanProvokingVertex");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -8323,7 +8324,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.formatRgba10x6WithoutYCbCrSampler) !== undefined) {
-      seen += u32(m, o + 16, x, S, "formatRgba10x6WithoutYCbCrSampler");
+      seen += bool(m, o + 16, x, S, "formatRgba10x6WithoutYCbCrSampler");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -8350,13 +8351,13 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.rasterizationOrderColorAttachmentAccess) !== undefined) {
-      seen += u32(m, o + 16, x, S, "rasterizationOrderColorAttachmentAccess");
+      seen += bool(m, o + 16, x, S, "rasterizationOrderColorAttachmentAccess");
     }
     if ((x = v.rasterizationOrderDepthAttachmentAccess) !== undefined) {
-      seen += u32(m, o + 20, x, S, "rasterizationOrderDepthAttachmentAccess");
+      seen += bool(m, o + 20, x, S, "rasterizationOrderDepthAttachmentAccess");
     }
     if ((x = v.rasterizationOrderStencilAttachmentAccess) !== undefined) {
-      seen += u32(m, o + 24, x, S, "rasterizationOrderStencilAttachmentAccess");
+      seen += bool(m, o + 24, x, S, "rasterizationOrderStencilAttachmentAccess");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -8385,7 +8386,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.rayTracingInvocationReorder) !== undefined) {
-      seen += u32(m, o + 16, x, S, "rayTracingInvocationReorder");
+      seen += bool(m, o + 16, x, S, "rayTracingInvocationReorder");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -8458,7 +8459,7 @@ export function structs() {
       seen += u32(m, o + 36, x, S, "sampleLocationSubPixelBits");
     }
     if ((x = v.variableSampleLocations) !== undefined) {
-      seen += u32(m, o + 40, x, S, "variableSampleLocations");
+      seen += bool(m, o + 40, x, S, "variableSampleLocations");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -8488,7 +8489,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.shader64BitIndexing) !== undefined) seen += u32(m, o + 16, x, S, "shader64BitIndexing");
+    if ((x = v.shader64BitIndexing) !== undefined) seen += bool(m, o + 16, x, S, "shader64BitIndexing");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -8514,40 +8515,40 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.shaderBufferFloat16Atomics) !== undefined) {
-      seen += u32(m, o + 16, x, S, "shaderBufferFloat16Atomics");
+      seen += bool(m, o + 16, x, S, "shaderBufferFloat16Atomics");
     }
     if ((x = v.shaderBufferFloat16AtomicAdd) !== undefined) {
-      seen += u32(m, o + 20, x, S, "shaderBufferFloat16AtomicAdd");
+      seen += bool(m, o + 20, x, S, "shaderBufferFloat16AtomicAdd");
     }
     if ((x = v.shaderBufferFloat16AtomicMinMax) !== undefined) {
-      seen += u32(m, o + 24, x, S, "shaderBufferFloat16AtomicMinMax");
+      seen += bool(m, o + 24, x, S, "shaderBufferFloat16AtomicMinMax");
     }
     if ((x = v.shaderBufferFloat32AtomicMinMax) !== undefined) {
-      seen += u32(m, o + 28, x, S, "shaderBufferFloat32AtomicMinMax");
+      seen += bool(m, o + 28, x, S, "shaderBufferFloat32AtomicMinMax");
     }
     if ((x = v.shaderBufferFloat64AtomicMinMax) !== undefined) {
-      seen += u32(m, o + 32, x, S, "shaderBufferFloat64AtomicMinMax");
+      seen += bool(m, o + 32, x, S, "shaderBufferFloat64AtomicMinMax");
     }
     if ((x = v.shaderSharedFloat16Atomics) !== undefined) {
-      seen += u32(m, o + 36, x, S, "shaderSharedFloat16Atomics");
+      seen += bool(m, o + 36, x, S, "shaderSharedFloat16Atomics");
     }
     if ((x = v.shaderSharedFloat16AtomicAdd) !== undefined) {
-      seen += u32(m, o + 40, x, S, "shaderSharedFloat16AtomicAdd");
+      seen += bool(m, o + 40, x, S, "shaderSharedFloat16AtomicAdd");
     }
     if ((x = v.shaderSharedFloat16AtomicMinMax) !== undefined) {
-      seen += u32(m, o + 44, x, S, "shaderSharedFloat16AtomicMinMax");
+      seen += bool(m, o + 44, x, S, "shaderSharedFloat16AtomicMinMax");
     }
     if ((x = v.shaderSharedFloat32AtomicMinMax) !== undefined) {
-      seen += u32(m, o + 48, x, S, "shaderSharedFloat32AtomicMinMax");
+      seen += bool(m, o + 48, x, S, "shaderSharedFloat32AtomicMinMax");
     }
     if ((x = v.shaderSharedFloat64AtomicMinMax) !== undefined) {
-      seen += u32(m, o + 52, x, S, "shaderSharedFloat64AtomicMinMax");
+      seen += bool(m, o + 52, x, S, "shaderSharedFloat64AtomicMinMax");
     }
     if ((x = v.shaderImageFloat32AtomicMinMax) !== undefined) {
-      seen += u32(m, o + 56, x, S, "shaderImageFloat32AtomicMinMax");
+      seen += bool(m, o + 56, x, S, "shaderImageFloat32AtomicMinMax");
     }
     if ((x = v.sparseImageFloat32AtomicMinMax) !== undefined) {
-      seen += u32(m, o + 60, x, S, "sparseImageFloat32AtomicMinMax");
+      seen += bool(m, o + 60, x, S, "sparseImageFloat32AtomicMinMax");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -8585,40 +8586,40 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.shaderBufferFloat32Atomics) !== undefined) {
-      seen += u32(m, o + 16, x, S, "shaderBufferFloat32Atomics");
+      seen += bool(m, o + 16, x, S, "shaderBufferFloat32Atomics");
     }
     if ((x = v.shaderBufferFloat32AtomicAdd) !== undefined) {
-      seen += u32(m, o + 20, x, S, "shaderBufferFloat32AtomicAdd");
+      seen += bool(m, o + 20, x, S, "shaderBufferFloat32AtomicAdd");
     }
     if ((x = v.shaderBufferFloat64Atomics) !== undefined) {
-      seen += u32(m, o + 24, x, S, "shaderBufferFloat64Atomics");
+      seen += bool(m, o + 24, x, S, "shaderBufferFloat64Atomics");
     }
     if ((x = v.shaderBufferFloat64AtomicAdd) !== undefined) {
-      seen += u32(m, o + 28, x, S, "shaderBufferFloat64AtomicAdd");
+      seen += bool(m, o + 28, x, S, "shaderBufferFloat64AtomicAdd");
     }
     if ((x = v.shaderSharedFloat32Atomics) !== undefined) {
-      seen += u32(m, o + 32, x, S, "shaderSharedFloat32Atomics");
+      seen += bool(m, o + 32, x, S, "shaderSharedFloat32Atomics");
     }
     if ((x = v.shaderSharedFloat32AtomicAdd) !== undefined) {
-      seen += u32(m, o + 36, x, S, "shaderSharedFloat32AtomicAdd");
+      seen += bool(m, o + 36, x, S, "shaderSharedFloat32AtomicAdd");
     }
     if ((x = v.shaderSharedFloat64Atomics) !== undefined) {
-      seen += u32(m, o + 40, x, S, "shaderSharedFloat64Atomics");
+      seen += bool(m, o + 40, x, S, "shaderSharedFloat64Atomics");
     }
     if ((x = v.shaderSharedFloat64AtomicAdd) !== undefined) {
-      seen += u32(m, o + 44, x, S, "shaderSharedFloat64AtomicAdd");
+      seen += bool(m, o + 44, x, S, "shaderSharedFloat64AtomicAdd");
     }
     if ((x = v.shaderImageFloat32Atomics) !== undefined) {
-      seen += u32(m, o + 48, x, S, "shaderImageFloat32Atomics");
+      seen += bool(m, o + 48, x, S, "shaderImageFloat32Atomics");
     }
     if ((x = v.shaderImageFloat32AtomicAdd) !== undefined) {
-      seen += u32(m, o + 52, x, S, "shaderImageFloat32AtomicAdd");
+      seen += bool(m, o + 52, x, S, "shaderImageFloat32AtomicAdd");
     }
     if ((x = v.sparseImageFloat32Atomics) !== undefined) {
-      seen += u32(m, o + 56, x, S, "sparseImageFloat32Atomics");
+      seen += bool(m, o + 56, x, S, "sparseImageFloat32Atomics");
     }
     if ((x = v.sparseImageFloat32AtomicAdd) !== undefined) {
-      seen += u32(m, o + 60, x, S, "sparseImageFloat32AtomicAdd");
+      seen += bool(m, o + 60, x, S, "sparseImageFloat32AtomicAdd");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -8655,9 +8656,9 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.shaderFloat8) !== undefined) seen += u32(m, o + 16, x, S, "shaderFloat8");
+    if ((x = v.shaderFloat8) !== undefined) seen += bool(m, o + 16, x, S, "shaderFloat8");
     if ((x = v.shaderFloat8CooperativeMatrix) !== undefined) {
-      seen += u32(m, o + 20, x, S, "shaderFloat8CooperativeMatrix");
+      seen += bool(m, o + 20, x, S, "shaderFloat8CooperativeMatrix");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -8685,10 +8686,10 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.shaderImageInt64Atomics) !== undefined) {
-      seen += u32(m, o + 16, x, S, "shaderImageInt64Atomics");
+      seen += bool(m, o + 16, x, S, "shaderImageInt64Atomics");
     }
     if ((x = v.sparseImageInt64Atomics) !== undefined) {
-      seen += u32(m, o + 20, x, S, "sparseImageInt64Atomics");
+      seen += bool(m, o + 20, x, S, "sparseImageInt64Atomics");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -8715,7 +8716,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.longVector) !== undefined) seen += u32(m, o + 16, x, S, "longVector");
+    if ((x = v.longVector) !== undefined) seen += bool(m, o + 16, x, S, "longVector");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -8765,7 +8766,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.shaderModuleIdentifier) !== undefined) seen += u32(m, o + 16, x, S, "shaderModuleIdentifier");
+    if ((x = v.shaderModuleIdentifier) !== undefined) seen += bool(m, o + 16, x, S, "shaderModuleIdentifier");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -8818,12 +8819,12 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.shaderFloat4) !== undefined) seen += u32(m, o + 16, x, S, "shaderFloat4");
-    if ((x = v.shaderFloat6) !== undefined) seen += u32(m, o + 20, x, S, "shaderFloat6");
+    if ((x = v.shaderFloat4) !== undefined) seen += bool(m, o + 16, x, S, "shaderFloat4");
+    if ((x = v.shaderFloat6) !== undefined) seen += bool(m, o + 20, x, S, "shaderFloat6");
     if ((x = v.shaderFloat8UnsignedE8M0) !== undefined) {
-      seen += u32(m, o + 24, x, S, "shaderFloat8UnsignedE8M0");
+      seen += bool(m, o + 24, x, S, "shaderFloat8UnsignedE8M0");
     }
-    if ((x = v.shaderMXInt8) !== undefined) seen += u32(m, o + 28, x, S, "shaderMXInt8");
+    if ((x = v.shaderMXInt8) !== undefined) seen += bool(m, o + 28, x, S, "shaderMXInt8");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -8851,7 +8852,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.shaderObject) !== undefined) seen += u32(m, o + 16, x, S, "shaderObject");
+    if ((x = v.shaderObject) !== undefined) seen += bool(m, o + 16, x, S, "shaderObject");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -8907,7 +8908,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.shaderReplicatedComposites) !== undefined) {
-      seen += u32(m, o + 16, x, S, "shaderReplicatedComposites");
+      seen += bool(m, o + 16, x, S, "shaderReplicatedComposites");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -8933,7 +8934,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.shaderSplitBarrier) !== undefined) seen += u32(m, o + 16, x, S, "shaderSplitBarrier");
+    if ((x = v.shaderSplitBarrier) !== undefined) seen += bool(m, o + 16, x, S, "shaderSplitBarrier");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -8986,7 +8987,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.shaderSubgroupPartitioned) !== undefined) {
-      seen += u32(m, o + 16, x, S, "shaderSubgroupPartitioned");
+      seen += bool(m, o + 16, x, S, "shaderSubgroupPartitioned");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -9013,13 +9014,13 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.shaderTileImageColorReadAccess) !== undefined) {
-      seen += u32(m, o + 16, x, S, "shaderTileImageColorReadAccess");
+      seen += bool(m, o + 16, x, S, "shaderTileImageColorReadAccess");
     }
     if ((x = v.shaderTileImageDepthReadAccess) !== undefined) {
-      seen += u32(m, o + 20, x, S, "shaderTileImageDepthReadAccess");
+      seen += bool(m, o + 20, x, S, "shaderTileImageDepthReadAccess");
     }
     if ((x = v.shaderTileImageStencilReadAccess) !== undefined) {
-      seen += u32(m, o + 24, x, S, "shaderTileImageStencilReadAccess");
+      seen += bool(m, o + 24, x, S, "shaderTileImageStencilReadAccess");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -9048,13 +9049,13 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.shaderTileImageCoherentReadAccelerated) !== undefined) {
-      seen += u32(m, o + 16, x, S, "shaderTileImageCoherentReadAccelerated");
+      seen += bool(m, o + 16, x, S, "shaderTileImageCoherentReadAccelerated");
     }
     if ((x = v.shaderTileImageReadSampleFromPixelRateInvocation) !== undefined) {
-      seen += u32(m, o + 20, x, S, "shaderTileImageReadSampleFromPixelRateInvocation");
+      seen += bool(m, o + 20, x, S, "shaderTileImageReadSampleFromPixelRateInvocation");
     }
     if ((x = v.shaderTileImageReadFromHelperInvocation) !== undefined) {
-      seen += u32(m, o + 24, x, S, "shaderTileImageReadFromHelperInvocation");
+      seen += bool(m, o + 24, x, S, "shaderTileImageReadFromHelperInvocation");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -9083,7 +9084,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.shaderUniformBufferUnsizedArray) !== undefined) {
-      seen += u32(m, o + 16, x, S, "shaderUniformBufferUnsizedArray");
+      seen += bool(m, o + 16, x, S, "shaderUniformBufferUnsizedArray");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -9109,7 +9110,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.subpassMergeFeedback) !== undefined) seen += u32(m, o + 16, x, S, "subpassMergeFeedback");
+    if ((x = v.subpassMergeFeedback) !== undefined) seen += bool(m, o + 16, x, S, "subpassMergeFeedback");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -9134,7 +9135,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.texelBufferAlignment) !== undefined) seen += u32(m, o + 16, x, S, "texelBufferAlignment");
+    if ((x = v.texelBufferAlignment) !== undefined) seen += bool(m, o + 16, x, S, "texelBufferAlignment");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -9160,7 +9161,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.textureCompressionASTC_3D) !== undefined) {
-      seen += u32(m, o + 16, x, S, "textureCompressionASTC_3D");
+      seen += bool(m, o + 16, x, S, "textureCompressionASTC_3D");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -9186,8 +9187,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.transformFeedback) !== undefined) seen += u32(m, o + 16, x, S, "transformFeedback");
-    if ((x = v.geometryStreams) !== undefined) seen += u32(m, o + 20, x, S, "geometryStreams");
+    if ((x = v.transformFeedback) !== undefined) seen += bool(m, o + 16, x, S, "transformFeedback");
+    if ((x = v.geometryStreams) !== undefined) seen += bool(m, o + 20, x, S, "geometryStreams");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -9232,15 +9233,15 @@ export function structs() {
       seen += u32(m, o + 40, x, S, "maxTransformFeedbackBufferDataStride");
     }
     if ((x = v.transformFeedbackQueries) !== undefined) {
-      seen += u32(m, o + 44, x, S, "transformFeedbackQueries");
+      seen += bool(m, o + 44, x, S, "transformFeedbackQueries");
     }
     if ((x = v.transformFeedbackStreamsLinesTriangles) !== undefined) {
-      seen += u32(m, o + 48, x, S, "transformFeedbackStreamsLinesTriangles");
+      seen += bool(m, o + 48, x, S, "transformFeedbackStreamsLinesTriangles");
     }
     if ((x = v.transformFeedbackRasterizationStreamSelect) !== undefined) {
-      seen += u32(m, o + 52, x, S, "transformFeedbackRasterizationStreamSelect");
+      seen += bool(m, o + 52, x, S, "transformFeedbackRasterizationStreamSelect");
     }
-    if ((x = v.transformFeedbackDraw) !== undefined) seen += u32(m, o + 56, x, S, "transformFeedbackDraw");
+    if ((x = v.transformFeedbackDraw) !== undefined) seen += bool(m, o + 56, x, S, "transformFeedbackDraw");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -9300,7 +9301,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.vertexAttributeRobustness) !== undefined) {
-      seen += u32(m, o + 16, x, S, "vertexAttributeRobustness");
+      seen += bool(m, o + 16, x, S, "vertexAttributeRobustness");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -9327,7 +9328,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.vertexInputDynamicState) !== undefined) {
-      seen += u32(m, o + 16, x, S, "vertexInputDynamicState");
+      seen += bool(m, o + 16, x, S, "vertexInputDynamicState");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -9353,7 +9354,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.ycbcr2plane444Formats) !== undefined) seen += u32(m, o + 16, x, S, "ycbcr2plane444Formats");
+    if ((x = v.ycbcr2plane444Formats) !== undefined) seen += bool(m, o + 16, x, S, "ycbcr2plane444Formats");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -9378,7 +9379,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.ycbcrImageArrays) !== undefined) seen += u32(m, o + 16, x, S, "ycbcrImageArrays");
+    if ((x = v.ycbcrImageArrays) !== undefined) seen += bool(m, o + 16, x, S, "ycbcrImageArrays");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -9404,7 +9405,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.zeroInitializeDeviceMemory) !== undefined) {
-      seen += u32(m, o + 16, x, S, "zeroInitializeDeviceMemory");
+      seen += bool(m, o + 16, x, S, "zeroInitializeDeviceMemory");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -9430,8 +9431,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.srcPremultiplied) !== undefined) seen += u32(m, o + 16, x, S, "srcPremultiplied");
-    if ((x = v.dstPremultiplied) !== undefined) seen += u32(m, o + 20, x, S, "dstPremultiplied");
+    if ((x = v.srcPremultiplied) !== undefined) seen += bool(m, o + 16, x, S, "srcPremultiplied");
+    if ((x = v.dstPremultiplied) !== undefined) seen += bool(m, o + 20, x, S, "dstPremultiplied");
     if ((x = v.blendOverlap) !== undefined) seen += u32(m, o + 24, x, S, "blendOverlap");
     let keys = 0;
     for (const _ in v) keys++;
@@ -9463,7 +9464,7 @@ export function structs() {
     if ((x = v.pColorWriteEnables) !== undefined) {
       seen++;
       let t = -1;
-      t = array(m, o + 24, x, "u32", 4, S, "pColorWriteEnables");
+      t = array(m, o + 24, x, "bool", 4, S, "pColorWriteEnables");
       if (t >= 0) {
         if (n0 >= 0 && n0 !== t) mismatch(S, "attachmentCount", f0, n0, "pColorWriteEnables", t);
         n0 = t;
@@ -9620,7 +9621,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
-    if ((x = v.depthClipEnable) !== undefined) seen += u32(m, o + 20, x, S, "depthClipEnable");
+    if ((x = v.depthClipEnable) !== undefined) seen += bool(m, o + 20, x, S, "depthClipEnable");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -9698,7 +9699,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.sampleLocationsEnable) !== undefined) seen += u32(m, o + 16, x, S, "sampleLocationsEnable");
+    if ((x = v.sampleLocationsEnable) !== undefined) seen += bool(m, o + 16, x, S, "sampleLocationsEnable");
     if ((x = v.sampleLocationsInfo) !== undefined) {
       seen++;
       if (typeof x !== "object" || x === null) badValue(S, "sampleLocationsInfo", x, "an object");
@@ -9815,7 +9816,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.negativeOneToOne) !== undefined) seen += u32(m, o + 16, x, S, "negativeOneToOne");
+    if ((x = v.negativeOneToOne) !== undefined) seen += bool(m, o + 16, x, S, "negativeOneToOne");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -9894,12 +9895,12 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.presentTimingSupported) !== undefined) seen += u32(m, o + 16, x, S, "presentTimingSupported");
+    if ((x = v.presentTimingSupported) !== undefined) seen += bool(m, o + 16, x, S, "presentTimingSupported");
     if ((x = v.presentAtAbsoluteTimeSupported) !== undefined) {
-      seen += u32(m, o + 20, x, S, "presentAtAbsoluteTimeSupported");
+      seen += bool(m, o + 20, x, S, "presentAtAbsoluteTimeSupported");
     }
     if ((x = v.presentAtRelativeTimeSupported) !== undefined) {
-      seen += u32(m, o + 24, x, S, "presentAtRelativeTimeSupported");
+      seen += bool(m, o + 24, x, S, "presentAtRelativeTimeSupported");
     }
     if ((x = v.presentStageQueries) !== undefined) seen += u32(m, o + 28, x, S, "presentStageQueries");
     let keys = 0;
@@ -10015,7 +10016,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.disallowMerging) !== undefined) seen += u32(m, o + 16, x, S, "disallowMerging");
+    if ((x = v.disallowMerging) !== undefined) seen += bool(m, o + 16, x, S, "disallowMerging");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -10619,7 +10620,7 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "components", x, "an object");
       writeNamed("VkComponentMapping", m, o + 16, x, 0);
     }
-    if ((x = v.srgb) !== undefined) seen += u32(m, o + 32, x, S, "srgb");
+    if ((x = v.srgb) !== undefined) seen += bool(m, o + 32, x, S, "srgb");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -11016,7 +11017,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.optimal) !== undefined) seen += u32(m, o + 16, x, S, "optimal");
+    if ((x = v.optimal) !== undefined) seen += bool(m, o + 16, x, S, "optimal");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -11153,7 +11154,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.fullScreenExclusiveSupported) !== undefined) {
-      seen += u32(m, o + 16, x, S, "fullScreenExclusiveSupported");
+      seen += bool(m, o + 16, x, S, "fullScreenExclusiveSupported");
     }
     let keys = 0;
     for (const _ in v) keys++;

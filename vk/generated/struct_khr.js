@@ -12,6 +12,7 @@ import {
   array,
   badValue,
   bits,
+  bool,
   covers,
   element,
   f32,
@@ -385,7 +386,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.arrayOfPointers) !== undefined) seen += u32(m, o + 16, x, S, "arrayOfPointers");
+    if ((x = v.arrayOfPointers) !== undefined) seen += bool(m, o + 16, x, S, "arrayOfPointers");
     if ((x = v.data) !== undefined) {
       seen++;
       if (typeof x !== "object" || x === null) badValue(S, "data", x, "an object");
@@ -826,7 +827,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.setStride) !== undefined) seen += u32(m, o + 16, x, S, "setStride");
+    if ((x = v.setStride) !== undefined) seen += bool(m, o + 16, x, S, "setStride");
     if ((x = v.addressRange) !== undefined) {
       seen++;
       if (typeof x !== "object" || x === null) badValue(S, "addressRange", x, "an object");
@@ -922,7 +923,7 @@ export function structs() {
     if ((x = v.BType) !== undefined) seen += u32(m, o + 32, x, S, "BType");
     if ((x = v.CType) !== undefined) seen += u32(m, o + 36, x, S, "CType");
     if ((x = v.ResultType) !== undefined) seen += u32(m, o + 40, x, S, "ResultType");
-    if ((x = v.saturatingAccumulation) !== undefined) seen += u32(m, o + 44, x, S, "saturatingAccumulation");
+    if ((x = v.saturatingAccumulation) !== undefined) seen += bool(m, o + 44, x, S, "saturatingAccumulation");
     if ((x = v.scope) !== undefined) seen += u32(m, o + 48, x, S, "scope");
     let keys = 0;
     for (const _ in v) keys++;
@@ -1859,7 +1860,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.disableInternalCache) !== undefined) seen += u32(m, o + 16, x, S, "disableInternalCache");
+    if ((x = v.disableInternalCache) !== undefined) seen += bool(m, o + 16, x, S, "disableInternalCache");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -2200,7 +2201,7 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "dstRect", x, "an object");
       writeNamed("VkRect2D", m, o + 32, x, 0);
     }
-    if ((x = v.persistent) !== undefined) seen += u32(m, o + 48, x, S, "persistent");
+    if ((x = v.persistent) !== undefined) seen += bool(m, o + 48, x, S, "persistent");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -2266,8 +2267,8 @@ export function structs() {
       writeNamed("VkExtent2D", m, o + 24, x, 0);
     }
     if ((x = v.supportedTransforms) !== undefined) seen += u32(m, o + 32, x, S, "supportedTransforms");
-    if ((x = v.planeReorderPossible) !== undefined) seen += u32(m, o + 36, x, S, "planeReorderPossible");
-    if ((x = v.persistentContent) !== undefined) seen += u32(m, o + 40, x, S, "persistentContent");
+    if ((x = v.planeReorderPossible) !== undefined) seen += bool(m, o + 36, x, S, "planeReorderPossible");
+    if ((x = v.persistentContent) !== undefined) seen += bool(m, o + 40, x, S, "persistentContent");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -3380,18 +3381,18 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.accelerationStructure) !== undefined) seen += u32(m, o + 16, x, S, "accelerationStructure");
+    if ((x = v.accelerationStructure) !== undefined) seen += bool(m, o + 16, x, S, "accelerationStructure");
     if ((x = v.accelerationStructureCaptureReplay) !== undefined) {
-      seen += u32(m, o + 20, x, S, "accelerationStructureCaptureReplay");
+      seen += bool(m, o + 20, x, S, "accelerationStructureCaptureReplay");
     }
     if ((x = v.accelerationStructureIndirectBuild) !== undefined) {
-      seen += u32(m, o + 24, x, S, "accelerationStructureIndirectBuild");
+      seen += bool(m, o + 24, x, S, "accelerationStructureIndirectBuild");
     }
     if ((x = v.accelerationStructureHostCommands) !== undefined) {
-      seen += u32(m, o + 28, x, S, "accelerationStructureHostCommands");
+      seen += bool(m, o + 28, x, S, "accelerationStructureHostCommands");
     }
     if ((x = v.descriptorBindingAccelerationStructureUpdateAfterBind) !== undefined) {
-      seen += u32(m, o + 32, x, S, "descriptorBindingAccelerationStructureUpdateAfterBind");
+      seen += bool(m, o + 32, x, S, "descriptorBindingAccelerationStructureUpdateAfterBind");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -3471,10 +3472,10 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.computeDerivativeGroupQuads) !== undefined) {
-      seen += u32(m, o + 16, x, S, "computeDerivativeGroupQuads");
+      seen += bool(m, o + 16, x, S, "computeDerivativeGroupQuads");
     }
     if ((x = v.computeDerivativeGroupLinear) !== undefined) {
-      seen += u32(m, o + 20, x, S, "computeDerivativeGroupLinear");
+      seen += bool(m, o + 20, x, S, "computeDerivativeGroupLinear");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -3502,7 +3503,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.meshAndTaskShaderDerivatives) !== undefined) {
-      seen += u32(m, o + 16, x, S, "meshAndTaskShaderDerivatives");
+      seen += bool(m, o + 16, x, S, "meshAndTaskShaderDerivatives");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -3528,9 +3529,9 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.cooperativeMatrix) !== undefined) seen += u32(m, o + 16, x, S, "cooperativeMatrix");
+    if ((x = v.cooperativeMatrix) !== undefined) seen += bool(m, o + 16, x, S, "cooperativeMatrix");
     if ((x = v.cooperativeMatrixRobustBufferAccess) !== undefined) {
-      seen += u32(m, o + 20, x, S, "cooperativeMatrixRobustBufferAccess");
+      seen += bool(m, o + 20, x, S, "cooperativeMatrixRobustBufferAccess");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -3584,9 +3585,9 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.indirectMemoryCopy) !== undefined) seen += u32(m, o + 16, x, S, "indirectMemoryCopy");
+    if ((x = v.indirectMemoryCopy) !== undefined) seen += bool(m, o + 16, x, S, "indirectMemoryCopy");
     if ((x = v.indirectMemoryToImageCopy) !== undefined) {
-      seen += u32(m, o + 20, x, S, "indirectMemoryToImageCopy");
+      seen += bool(m, o + 20, x, S, "indirectMemoryToImageCopy");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -3638,7 +3639,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.depthClampZeroOne) !== undefined) seen += u32(m, o + 16, x, S, "depthClampZeroOne");
+    if ((x = v.depthClampZeroOne) !== undefined) seen += bool(m, o + 16, x, S, "depthClampZeroOne");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -3663,7 +3664,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.deviceAddressCommands) !== undefined) seen += u32(m, o + 16, x, S, "deviceAddressCommands");
+    if ((x = v.deviceAddressCommands) !== undefined) seen += bool(m, o + 16, x, S, "deviceAddressCommands");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -3688,7 +3689,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.extendedFlags) !== undefined) seen += u32(m, o + 16, x, S, "extendedFlags");
+    if ((x = v.extendedFlags) !== undefined) seen += bool(m, o + 16, x, S, "extendedFlags");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -3713,15 +3714,15 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.deviceFault) !== undefined) seen += u32(m, o + 16, x, S, "deviceFault");
+    if ((x = v.deviceFault) !== undefined) seen += bool(m, o + 16, x, S, "deviceFault");
     if ((x = v.deviceFaultVendorBinary) !== undefined) {
-      seen += u32(m, o + 20, x, S, "deviceFaultVendorBinary");
+      seen += bool(m, o + 20, x, S, "deviceFaultVendorBinary");
     }
     if ((x = v.deviceFaultReportMasked) !== undefined) {
-      seen += u32(m, o + 24, x, S, "deviceFaultReportMasked");
+      seen += bool(m, o + 24, x, S, "deviceFaultReportMasked");
     }
     if ((x = v.deviceFaultDeviceLostOnMasked) !== undefined) {
-      seen += u32(m, o + 28, x, S, "deviceFaultDeviceLostOnMasked");
+      seen += bool(m, o + 28, x, S, "deviceFaultDeviceLostOnMasked");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -3776,7 +3777,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.fragmentShaderBarycentric) !== undefined) {
-      seen += u32(m, o + 16, x, S, "fragmentShaderBarycentric");
+      seen += bool(m, o + 16, x, S, "fragmentShaderBarycentric");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -3803,7 +3804,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.triStripVertexOrderIndependentOfProvokingVertex) !== undefined) {
-      seen += u32(m, o + 16, x, S, "triStripVertexOrderIndependentOfProvokingVertex");
+      seen += bool(m, o + 16, x, S, "triStripVertexOrderIndependentOfProvokingVertex");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -3830,13 +3831,13 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.pipelineFragmentShadingRate) !== undefined) {
-      seen += u32(m, o + 16, x, S, "pipelineFragmentShadingRate");
+      seen += bool(m, o + 16, x, S, "pipelineFragmentShadingRate");
     }
     if ((x = v.primitiveFragmentShadingRate) !== undefined) {
-      seen += u32(m, o + 20, x, S, "primitiveFragmentShadingRate");
+      seen += bool(m, o + 20, x, S, "primitiveFragmentShadingRate");
     }
     if ((x = v.attachmentFragmentShadingRate) !== undefined) {
-      seen += u32(m, o + 24, x, S, "attachmentFragmentShadingRate");
+      seen += bool(m, o + 24, x, S, "attachmentFragmentShadingRate");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -3913,13 +3914,13 @@ export function structs() {
       seen += u32(m, o + 32, x, S, "maxFragmentShadingRateAttachmentTexelSizeAspectRatio");
     }
     if ((x = v.primitiveFragmentShadingRateWithMultipleViewports) !== undefined) {
-      seen += u32(m, o + 36, x, S, "primitiveFragmentShadingRateWithMultipleViewports");
+      seen += bool(m, o + 36, x, S, "primitiveFragmentShadingRateWithMultipleViewports");
     }
     if ((x = v.layeredShadingRateAttachments) !== undefined) {
-      seen += u32(m, o + 40, x, S, "layeredShadingRateAttachments");
+      seen += bool(m, o + 40, x, S, "layeredShadingRateAttachments");
     }
     if ((x = v.fragmentShadingRateNonTrivialCombinerOps) !== undefined) {
-      seen += u32(m, o + 44, x, S, "fragmentShadingRateNonTrivialCombinerOps");
+      seen += bool(m, o + 44, x, S, "fragmentShadingRateNonTrivialCombinerOps");
     }
     if ((x = v.maxFragmentSize) !== undefined) {
       seen++;
@@ -3936,25 +3937,25 @@ export function structs() {
       seen += u32(m, o + 64, x, S, "maxFragmentShadingRateRasterizationSamples");
     }
     if ((x = v.fragmentShadingRateWithShaderDepthStencilWrites) !== undefined) {
-      seen += u32(m, o + 68, x, S, "fragmentShadingRateWithShaderDepthStencilWrites");
+      seen += bool(m, o + 68, x, S, "fragmentShadingRateWithShaderDepthStencilWrites");
     }
     if ((x = v.fragmentShadingRateWithSampleMask) !== undefined) {
-      seen += u32(m, o + 72, x, S, "fragmentShadingRateWithSampleMask");
+      seen += bool(m, o + 72, x, S, "fragmentShadingRateWithSampleMask");
     }
     if ((x = v.fragmentShadingRateWithShaderSampleMask) !== undefined) {
-      seen += u32(m, o + 76, x, S, "fragmentShadingRateWithShaderSampleMask");
+      seen += bool(m, o + 76, x, S, "fragmentShadingRateWithShaderSampleMask");
     }
     if ((x = v.fragmentShadingRateWithConservativeRasterization) !== undefined) {
-      seen += u32(m, o + 80, x, S, "fragmentShadingRateWithConservativeRasterization");
+      seen += bool(m, o + 80, x, S, "fragmentShadingRateWithConservativeRasterization");
     }
     if ((x = v.fragmentShadingRateWithFragmentShaderInterlock) !== undefined) {
-      seen += u32(m, o + 84, x, S, "fragmentShadingRateWithFragmentShaderInterlock");
+      seen += bool(m, o + 84, x, S, "fragmentShadingRateWithFragmentShaderInterlock");
     }
     if ((x = v.fragmentShadingRateWithCustomSampleLocations) !== undefined) {
-      seen += u32(m, o + 88, x, S, "fragmentShadingRateWithCustomSampleLocations");
+      seen += bool(m, o + 88, x, S, "fragmentShadingRateWithCustomSampleLocations");
     }
     if ((x = v.fragmentShadingRateStrictMultiplyCombiner) !== undefined) {
-      seen += u32(m, o + 92, x, S, "fragmentShadingRateStrictMultiplyCombiner");
+      seen += bool(m, o + 92, x, S, "fragmentShadingRateStrictMultiplyCombiner");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -3997,7 +3998,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.internallySynchronizedQueues) !== undefined) {
-      seen += u32(m, o + 16, x, S, "internallySynchronizedQueues");
+      seen += bool(m, o + 16, x, S, "internallySynchronizedQueues");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -4146,7 +4147,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.maintenance10) !== undefined) seen += u32(m, o + 16, x, S, "maintenance10");
+    if ((x = v.maintenance10) !== undefined) seen += bool(m, o + 16, x, S, "maintenance10");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -4172,13 +4173,13 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.rgba4OpaqueBlackSwizzled) !== undefined) {
-      seen += u32(m, o + 16, x, S, "rgba4OpaqueBlackSwizzled");
+      seen += bool(m, o + 16, x, S, "rgba4OpaqueBlackSwizzled");
     }
     if ((x = v.resolveSrgbFormatAppliesTransferFunction) !== undefined) {
-      seen += u32(m, o + 20, x, S, "resolveSrgbFormatAppliesTransferFunction");
+      seen += bool(m, o + 20, x, S, "resolveSrgbFormatAppliesTransferFunction");
     }
     if ((x = v.resolveSrgbFormatSupportsTransferFunctionControl) !== undefined) {
-      seen += u32(m, o + 24, x, S, "resolveSrgbFormatSupportsTransferFunctionControl");
+      seen += bool(m, o + 24, x, S, "resolveSrgbFormatSupportsTransferFunctionControl");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -4206,7 +4207,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.maintenance11) !== undefined) seen += u32(m, o + 16, x, S, "maintenance11");
+    if ((x = v.maintenance11) !== undefined) seen += bool(m, o + 16, x, S, "maintenance11");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -4231,7 +4232,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.maintenance7) !== undefined) seen += u32(m, o + 16, x, S, "maintenance7");
+    if ((x = v.maintenance7) !== undefined) seen += bool(m, o + 16, x, S, "maintenance7");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -4257,10 +4258,10 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.robustFragmentShadingRateAttachmentAccess) !== undefined) {
-      seen += u32(m, o + 16, x, S, "robustFragmentShadingRateAttachmentAccess");
+      seen += bool(m, o + 16, x, S, "robustFragmentShadingRateAttachmentAccess");
     }
     if ((x = v.separateDepthStencilAttachmentAccess) !== undefined) {
-      seen += u32(m, o + 20, x, S, "separateDepthStencilAttachmentAccess");
+      seen += bool(m, o + 20, x, S, "separateDepthStencilAttachmentAccess");
     }
     if ((x = v.maxDescriptorSetTotalUniformBuffersDynamic) !== undefined) {
       seen += u32(m, o + 24, x, S, "maxDescriptorSetTotalUniformBuffersDynamic");
@@ -4311,7 +4312,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.maintenance8) !== undefined) seen += u32(m, o + 16, x, S, "maintenance8");
+    if ((x = v.maintenance8) !== undefined) seen += bool(m, o + 16, x, S, "maintenance8");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -4336,7 +4337,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.maintenance9) !== undefined) seen += u32(m, o + 16, x, S, "maintenance9");
+    if ((x = v.maintenance9) !== undefined) seen += bool(m, o + 16, x, S, "maintenance9");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -4361,7 +4362,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.image2DViewOf3DSparse) !== undefined) seen += u32(m, o + 16, x, S, "image2DViewOf3DSparse");
+    if ((x = v.image2DViewOf3DSparse) !== undefined) seen += bool(m, o + 16, x, S, "image2DViewOf3DSparse");
     if ((x = v.defaultVertexAttributeValue) !== undefined) {
       seen += u32(m, o + 20, x, S, "defaultVertexAttributeValue");
     }
@@ -4390,7 +4391,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.micromap) !== undefined) seen += u32(m, o + 16, x, S, "micromap");
+    if ((x = v.micromap) !== undefined) seen += bool(m, o + 16, x, S, "micromap");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -4453,10 +4454,10 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.performanceCounterQueryPools) !== undefined) {
-      seen += u32(m, o + 16, x, S, "performanceCounterQueryPools");
+      seen += bool(m, o + 16, x, S, "performanceCounterQueryPools");
     }
     if ((x = v.performanceCounterMultipleQueryPools) !== undefined) {
-      seen += u32(m, o + 20, x, S, "performanceCounterMultipleQueryPools");
+      seen += bool(m, o + 20, x, S, "performanceCounterMultipleQueryPools");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -4484,7 +4485,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.allowCommandBufferQueryCopies) !== undefined) {
-      seen += u32(m, o + 16, x, S, "allowCommandBufferQueryCopies");
+      seen += bool(m, o + 16, x, S, "allowCommandBufferQueryCopies");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -4510,7 +4511,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pipelineBinaries) !== undefined) seen += u32(m, o + 16, x, S, "pipelineBinaries");
+    if ((x = v.pipelineBinaries) !== undefined) seen += bool(m, o + 16, x, S, "pipelineBinaries");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -4536,19 +4537,19 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.pipelineBinaryInternalCache) !== undefined) {
-      seen += u32(m, o + 16, x, S, "pipelineBinaryInternalCache");
+      seen += bool(m, o + 16, x, S, "pipelineBinaryInternalCache");
     }
     if ((x = v.pipelineBinaryInternalCacheControl) !== undefined) {
-      seen += u32(m, o + 20, x, S, "pipelineBinaryInternalCacheControl");
+      seen += bool(m, o + 20, x, S, "pipelineBinaryInternalCacheControl");
     }
     if ((x = v.pipelineBinaryPrefersInternalCache) !== undefined) {
-      seen += u32(m, o + 24, x, S, "pipelineBinaryPrefersInternalCache");
+      seen += bool(m, o + 24, x, S, "pipelineBinaryPrefersInternalCache");
     }
     if ((x = v.pipelineBinaryPrecompiledInternalCache) !== undefined) {
-      seen += u32(m, o + 28, x, S, "pipelineBinaryPrecompiledInternalCache");
+      seen += bool(m, o + 28, x, S, "pipelineBinaryPrecompiledInternalCache");
     }
     if ((x = v.pipelineBinaryCompressedData) !== undefined) {
-      seen += u32(m, o + 32, x, S, "pipelineBinaryCompressedData");
+      seen += bool(m, o + 32, x, S, "pipelineBinaryCompressedData");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -4578,7 +4579,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pipelineExecutableInfo) !== undefined) seen += u32(m, o + 16, x, S, "pipelineExecutableInfo");
+    if ((x = v.pipelineExecutableInfo) !== undefined) seen += bool(m, o + 16, x, S, "pipelineExecutableInfo");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -4604,29 +4605,29 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.constantAlphaColorBlendFactors) !== undefined) {
-      seen += u32(m, o + 16, x, S, "constantAlphaColorBlendFactors");
+      seen += bool(m, o + 16, x, S, "constantAlphaColorBlendFactors");
     }
-    if ((x = v.events) !== undefined) seen += u32(m, o + 20, x, S, "events");
+    if ((x = v.events) !== undefined) seen += bool(m, o + 20, x, S, "events");
     if ((x = v.imageViewFormatReinterpretation) !== undefined) {
-      seen += u32(m, o + 24, x, S, "imageViewFormatReinterpretation");
+      seen += bool(m, o + 24, x, S, "imageViewFormatReinterpretation");
     }
-    if ((x = v.imageViewFormatSwizzle) !== undefined) seen += u32(m, o + 28, x, S, "imageViewFormatSwizzle");
-    if ((x = v.imageView2DOn3DImage) !== undefined) seen += u32(m, o + 32, x, S, "imageView2DOn3DImage");
-    if ((x = v.multisampleArrayImage) !== undefined) seen += u32(m, o + 36, x, S, "multisampleArrayImage");
+    if ((x = v.imageViewFormatSwizzle) !== undefined) seen += bool(m, o + 28, x, S, "imageViewFormatSwizzle");
+    if ((x = v.imageView2DOn3DImage) !== undefined) seen += bool(m, o + 32, x, S, "imageView2DOn3DImage");
+    if ((x = v.multisampleArrayImage) !== undefined) seen += bool(m, o + 36, x, S, "multisampleArrayImage");
     if ((x = v.mutableComparisonSamplers) !== undefined) {
-      seen += u32(m, o + 40, x, S, "mutableComparisonSamplers");
+      seen += bool(m, o + 40, x, S, "mutableComparisonSamplers");
     }
-    if ((x = v.pointPolygons) !== undefined) seen += u32(m, o + 44, x, S, "pointPolygons");
-    if ((x = v.samplerMipLodBias) !== undefined) seen += u32(m, o + 48, x, S, "samplerMipLodBias");
-    if ((x = v.separateStencilMaskRef) !== undefined) seen += u32(m, o + 52, x, S, "separateStencilMaskRef");
+    if ((x = v.pointPolygons) !== undefined) seen += bool(m, o + 44, x, S, "pointPolygons");
+    if ((x = v.samplerMipLodBias) !== undefined) seen += bool(m, o + 48, x, S, "samplerMipLodBias");
+    if ((x = v.separateStencilMaskRef) !== undefined) seen += bool(m, o + 52, x, S, "separateStencilMaskRef");
     if ((x = v.shaderSampleRateInterpolationFunctions) !== undefined) {
-      seen += u32(m, o + 56, x, S, "shaderSampleRateInterpolationFunctions");
+      seen += bool(m, o + 56, x, S, "shaderSampleRateInterpolationFunctions");
     }
-    if ((x = v.tessellationIsolines) !== undefined) seen += u32(m, o + 60, x, S, "tessellationIsolines");
-    if ((x = v.tessellationPointMode) !== undefined) seen += u32(m, o + 64, x, S, "tessellationPointMode");
-    if ((x = v.triangleFans) !== undefined) seen += u32(m, o + 68, x, S, "triangleFans");
+    if ((x = v.tessellationIsolines) !== undefined) seen += bool(m, o + 60, x, S, "tessellationIsolines");
+    if ((x = v.tessellationPointMode) !== undefined) seen += bool(m, o + 64, x, S, "tessellationPointMode");
+    if ((x = v.triangleFans) !== undefined) seen += bool(m, o + 68, x, S, "triangleFans");
     if ((x = v.vertexAttributeAccessBeyondStride) !== undefined) {
-      seen += u32(m, o + 72, x, S, "vertexAttributeAccessBeyondStride");
+      seen += bool(m, o + 72, x, S, "vertexAttributeAccessBeyondStride");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -4693,7 +4694,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.presentId2) !== undefined) seen += u32(m, o + 16, x, S, "presentId2");
+    if ((x = v.presentId2) !== undefined) seen += bool(m, o + 16, x, S, "presentId2");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -4718,7 +4719,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.presentId) !== undefined) seen += u32(m, o + 16, x, S, "presentId");
+    if ((x = v.presentId) !== undefined) seen += bool(m, o + 16, x, S, "presentId");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -4744,7 +4745,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.presentModeFifoLatestReady) !== undefined) {
-      seen += u32(m, o + 16, x, S, "presentModeFifoLatestReady");
+      seen += bool(m, o + 16, x, S, "presentModeFifoLatestReady");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -4770,7 +4771,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.presentWait2) !== undefined) seen += u32(m, o + 16, x, S, "presentWait2");
+    if ((x = v.presentWait2) !== undefined) seen += bool(m, o + 16, x, S, "presentWait2");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -4795,7 +4796,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.presentWait) !== undefined) seen += u32(m, o + 16, x, S, "presentWait");
+    if ((x = v.presentWait) !== undefined) seen += bool(m, o + 16, x, S, "presentWait");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -4820,7 +4821,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.rayQuery) !== undefined) seen += u32(m, o + 16, x, S, "rayQuery");
+    if ((x = v.rayQuery) !== undefined) seen += bool(m, o + 16, x, S, "rayQuery");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -4845,9 +4846,9 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.rayTracingMaintenance1) !== undefined) seen += u32(m, o + 16, x, S, "rayTracingMaintenance1");
+    if ((x = v.rayTracingMaintenance1) !== undefined) seen += bool(m, o + 16, x, S, "rayTracingMaintenance1");
     if ((x = v.rayTracingPipelineTraceRaysIndirect2) !== undefined) {
-      seen += u32(m, o + 20, x, S, "rayTracingPipelineTraceRaysIndirect2");
+      seen += bool(m, o + 20, x, S, "rayTracingPipelineTraceRaysIndirect2");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -4874,18 +4875,18 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.rayTracingPipeline) !== undefined) seen += u32(m, o + 16, x, S, "rayTracingPipeline");
+    if ((x = v.rayTracingPipeline) !== undefined) seen += bool(m, o + 16, x, S, "rayTracingPipeline");
     if ((x = v.rayTracingPipelineShaderGroupHandleCaptureReplay) !== undefined) {
-      seen += u32(m, o + 20, x, S, "rayTracingPipelineShaderGroupHandleCaptureReplay");
+      seen += bool(m, o + 20, x, S, "rayTracingPipelineShaderGroupHandleCaptureReplay");
     }
     if ((x = v.rayTracingPipelineShaderGroupHandleCaptureReplayMixed) !== undefined) {
-      seen += u32(m, o + 24, x, S, "rayTracingPipelineShaderGroupHandleCaptureReplayMixed");
+      seen += bool(m, o + 24, x, S, "rayTracingPipelineShaderGroupHandleCaptureReplayMixed");
     }
     if ((x = v.rayTracingPipelineTraceRaysIndirect) !== undefined) {
-      seen += u32(m, o + 28, x, S, "rayTracingPipelineTraceRaysIndirect");
+      seen += bool(m, o + 28, x, S, "rayTracingPipelineTraceRaysIndirect");
     }
     if ((x = v.rayTraversalPrimitiveCulling) !== undefined) {
-      seen += u32(m, o + 32, x, S, "rayTraversalPrimitiveCulling");
+      seen += bool(m, o + 32, x, S, "rayTraversalPrimitiveCulling");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -4963,7 +4964,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.rayTracingPositionFetch) !== undefined) {
-      seen += u32(m, o + 16, x, S, "rayTracingPositionFetch");
+      seen += bool(m, o + 16, x, S, "rayTracingPositionFetch");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -4989,9 +4990,9 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.robustBufferAccess2) !== undefined) seen += u32(m, o + 16, x, S, "robustBufferAccess2");
-    if ((x = v.robustImageAccess2) !== undefined) seen += u32(m, o + 20, x, S, "robustImageAccess2");
-    if ((x = v.nullDescriptor) !== undefined) seen += u32(m, o + 24, x, S, "nullDescriptor");
+    if ((x = v.robustBufferAccess2) !== undefined) seen += bool(m, o + 16, x, S, "robustBufferAccess2");
+    if ((x = v.robustImageAccess2) !== undefined) seen += bool(m, o + 20, x, S, "robustImageAccess2");
+    if ((x = v.nullDescriptor) !== undefined) seen += bool(m, o + 24, x, S, "nullDescriptor");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -5049,7 +5050,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.shaderAbort) !== undefined) seen += u32(m, o + 16, x, S, "shaderAbort");
+    if ((x = v.shaderAbort) !== undefined) seen += bool(m, o + 16, x, S, "shaderAbort");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -5101,12 +5102,12 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.shaderBFloat16Type) !== undefined) seen += u32(m, o + 16, x, S, "shaderBFloat16Type");
+    if ((x = v.shaderBFloat16Type) !== undefined) seen += bool(m, o + 16, x, S, "shaderBFloat16Type");
     if ((x = v.shaderBFloat16DotProduct) !== undefined) {
-      seen += u32(m, o + 20, x, S, "shaderBFloat16DotProduct");
+      seen += bool(m, o + 20, x, S, "shaderBFloat16DotProduct");
     }
     if ((x = v.shaderBFloat16CooperativeMatrix) !== undefined) {
-      seen += u32(m, o + 24, x, S, "shaderBFloat16CooperativeMatrix");
+      seen += bool(m, o + 24, x, S, "shaderBFloat16CooperativeMatrix");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -5134,8 +5135,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.shaderSubgroupClock) !== undefined) seen += u32(m, o + 16, x, S, "shaderSubgroupClock");
-    if ((x = v.shaderDeviceClock) !== undefined) seen += u32(m, o + 20, x, S, "shaderDeviceClock");
+    if ((x = v.shaderSubgroupClock) !== undefined) seen += bool(m, o + 16, x, S, "shaderSubgroupClock");
+    if ((x = v.shaderDeviceClock) !== undefined) seen += bool(m, o + 20, x, S, "shaderDeviceClock");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -5161,7 +5162,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.shaderConstantData) !== undefined) seen += u32(m, o + 16, x, S, "shaderConstantData");
+    if ((x = v.shaderConstantData) !== undefined) seen += bool(m, o + 16, x, S, "shaderConstantData");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -5186,9 +5187,9 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.shaderFmaFloat16) !== undefined) seen += u32(m, o + 16, x, S, "shaderFmaFloat16");
-    if ((x = v.shaderFmaFloat32) !== undefined) seen += u32(m, o + 20, x, S, "shaderFmaFloat32");
-    if ((x = v.shaderFmaFloat64) !== undefined) seen += u32(m, o + 24, x, S, "shaderFmaFloat64");
+    if ((x = v.shaderFmaFloat16) !== undefined) seen += bool(m, o + 16, x, S, "shaderFmaFloat16");
+    if ((x = v.shaderFmaFloat32) !== undefined) seen += bool(m, o + 20, x, S, "shaderFmaFloat32");
+    if ((x = v.shaderFmaFloat64) !== undefined) seen += bool(m, o + 24, x, S, "shaderFmaFloat64");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -5216,7 +5217,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.shaderMaximalReconvergence) !== undefined) {
-      seen += u32(m, o + 16, x, S, "shaderMaximalReconvergence");
+      seen += bool(m, o + 16, x, S, "shaderMaximalReconvergence");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -5242,7 +5243,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.shaderQuadControl) !== undefined) seen += u32(m, o + 16, x, S, "shaderQuadControl");
+    if ((x = v.shaderQuadControl) !== undefined) seen += bool(m, o + 16, x, S, "shaderQuadControl");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -5268,7 +5269,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.shaderRelaxedExtendedInstruction) !== undefined) {
-      seen += u32(m, o + 16, x, S, "shaderRelaxedExtendedInstruction");
+      seen += bool(m, o + 16, x, S, "shaderRelaxedExtendedInstruction");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -5295,7 +5296,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.shaderSubgroupUniformControlFlow) !== undefined) {
-      seen += u32(m, o + 16, x, S, "shaderSubgroupUniformControlFlow");
+      seen += bool(m, o + 16, x, S, "shaderSubgroupUniformControlFlow");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -5321,7 +5322,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.shaderUntypedPointers) !== undefined) seen += u32(m, o + 16, x, S, "shaderUntypedPointers");
+    if ((x = v.shaderUntypedPointers) !== undefined) seen += bool(m, o + 16, x, S, "shaderUntypedPointers");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -5371,7 +5372,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.swapchainMaintenance1) !== undefined) seen += u32(m, o + 16, x, S, "swapchainMaintenance1");
+    if ((x = v.swapchainMaintenance1) !== undefined) seen += bool(m, o + 16, x, S, "swapchainMaintenance1");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -5396,9 +5397,9 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.unifiedImageLayouts) !== undefined) seen += u32(m, o + 16, x, S, "unifiedImageLayouts");
+    if ((x = v.unifiedImageLayouts) !== undefined) seen += bool(m, o + 16, x, S, "unifiedImageLayouts");
     if ((x = v.unifiedImageLayoutsVideo) !== undefined) {
-      seen += u32(m, o + 20, x, S, "unifiedImageLayoutsVideo");
+      seen += bool(m, o + 20, x, S, "unifiedImageLayoutsVideo");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -5425,7 +5426,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.videoDecodeVP9) !== undefined) seen += u32(m, o + 16, x, S, "videoDecodeVP9");
+    if ((x = v.videoDecodeVP9) !== undefined) seen += bool(m, o + 16, x, S, "videoDecodeVP9");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -5450,7 +5451,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.videoEncodeAV1) !== undefined) seen += u32(m, o + 16, x, S, "videoEncodeAV1");
+    if ((x = v.videoEncodeAV1) !== undefined) seen += bool(m, o + 16, x, S, "videoEncodeAV1");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -5475,7 +5476,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.videoEncodeFeedback2) !== undefined) seen += u32(m, o + 16, x, S, "videoEncodeFeedback2");
+    if ((x = v.videoEncodeFeedback2) !== undefined) seen += bool(m, o + 16, x, S, "videoEncodeFeedback2");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -5501,7 +5502,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.videoEncodeIntraRefresh) !== undefined) {
-      seen += u32(m, o + 16, x, S, "videoEncodeIntraRefresh");
+      seen += bool(m, o + 16, x, S, "videoEncodeIntraRefresh");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -5574,7 +5575,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.videoEncodeQuantizationMap) !== undefined) {
-      seen += u32(m, o + 16, x, S, "videoEncodeQuantizationMap");
+      seen += bool(m, o + 16, x, S, "videoEncodeQuantizationMap");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -5625,7 +5626,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.videoMaintenance1) !== undefined) seen += u32(m, o + 16, x, S, "videoMaintenance1");
+    if ((x = v.videoMaintenance1) !== undefined) seen += bool(m, o + 16, x, S, "videoMaintenance1");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -5650,7 +5651,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.videoMaintenance2) !== undefined) seen += u32(m, o + 16, x, S, "videoMaintenance2");
+    if ((x = v.videoMaintenance2) !== undefined) seen += bool(m, o + 16, x, S, "videoMaintenance2");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -5676,16 +5677,16 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.workgroupMemoryExplicitLayout) !== undefined) {
-      seen += u32(m, o + 16, x, S, "workgroupMemoryExplicitLayout");
+      seen += bool(m, o + 16, x, S, "workgroupMemoryExplicitLayout");
     }
     if ((x = v.workgroupMemoryExplicitLayoutScalarBlockLayout) !== undefined) {
-      seen += u32(m, o + 20, x, S, "workgroupMemoryExplicitLayoutScalarBlockLayout");
+      seen += bool(m, o + 20, x, S, "workgroupMemoryExplicitLayoutScalarBlockLayout");
     }
     if ((x = v.workgroupMemoryExplicitLayout8BitAccess) !== undefined) {
-      seen += u32(m, o + 24, x, S, "workgroupMemoryExplicitLayout8BitAccess");
+      seen += bool(m, o + 24, x, S, "workgroupMemoryExplicitLayout8BitAccess");
     }
     if ((x = v.workgroupMemoryExplicitLayout16BitAccess) !== undefined) {
-      seen += u32(m, o + 28, x, S, "workgroupMemoryExplicitLayout16BitAccess");
+      seen += bool(m, o + 28, x, S, "workgroupMemoryExplicitLayout16BitAccess");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -6080,7 +6081,7 @@ export function structs() {
       seen++;
       fixedString(m, o + 272, 256, x, S, "description");
     }
-    if ((x = v.isText) !== undefined) seen += u32(m, o + 528, x, S, "isText");
+    if ((x = v.isText) !== undefined) seen += bool(m, o + 528, x, S, "isText");
     if ((x = v.pData) !== undefined) {
       seen++;
       let t = -1;
@@ -6195,7 +6196,7 @@ export function structs() {
   function writeVkPipelineExecutableStatisticValueKHR(m, o, v, k) {
     const S = "VkPipelineExecutableStatisticValueKHR";
     let seen = 0, x;
-    if ((x = v.b32) !== undefined) seen += u32(m, o, x, S, "b32");
+    if ((x = v.b32) !== undefined) seen += bool(m, o, x, S, "b32");
     if ((x = v.i64) !== undefined) seen += puti64(m, o, x, S, "i64");
     if ((x = v.u64) !== undefined) seen += put64(m, o, x, S, "u64");
     if ((x = v.f64) !== undefined) seen += f64(m, o, x, S, "f64");
@@ -6766,7 +6767,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.queryResultStatusSupport) !== undefined) {
-      seen += u32(m, o + 16, x, S, "queryResultStatusSupport");
+      seen += bool(m, o + 16, x, S, "queryResultStatusSupport");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -7568,7 +7569,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.presentId2Supported) !== undefined) seen += u32(m, o + 16, x, S, "presentId2Supported");
+    if ((x = v.presentId2Supported) !== undefined) seen += bool(m, o + 16, x, S, "presentId2Supported");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -7593,7 +7594,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.presentWait2Supported) !== undefined) seen += u32(m, o + 16, x, S, "presentWait2Supported");
+    if ((x = v.presentWait2Supported) !== undefined) seen += bool(m, o + 16, x, S, "presentWait2Supported");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -7778,7 +7779,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.supportsProtected) !== undefined) seen += u32(m, o + 16, x, S, "supportsProtected");
+    if ((x = v.supportsProtected) !== undefined) seen += bool(m, o + 16, x, S, "supportsProtected");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -7830,7 +7831,7 @@ export function structs() {
     if ((x = v.preTransform) !== undefined) seen += u32(m, o + 80, x, S, "preTransform");
     if ((x = v.compositeAlpha) !== undefined) seen += u32(m, o + 84, x, S, "compositeAlpha");
     if ((x = v.presentMode) !== undefined) seen += u32(m, o + 88, x, S, "presentMode");
-    if ((x = v.clipped) !== undefined) seen += u32(m, o + 92, x, S, "clipped");
+    if ((x = v.clipped) !== undefined) seen += bool(m, o + 92, x, S, "clipped");
     if ((x = v.oldSwapchain) !== undefined) seen += putPointer(m, o + 96, x, S, "oldSwapchain");
     if ((x = v.queueFamilyIndexCount) !== undefined) {
       seen += u32(m, o + 64, x, S, "queueFamilyIndexCount");
@@ -8424,7 +8425,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.stdProfile) !== undefined) seen += u32(m, o + 16, x, S, "stdProfile");
-    if ((x = v.filmGrainSupport) !== undefined) seen += u32(m, o + 20, x, S, "filmGrainSupport");
+    if ((x = v.filmGrainSupport) !== undefined) seen += bool(m, o + 20, x, S, "filmGrainSupport");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -9329,10 +9330,10 @@ export function structs() {
     if ((x = v.minQIndex) !== undefined) seen += u32(m, o + 108, x, S, "minQIndex");
     if ((x = v.maxQIndex) !== undefined) seen += u32(m, o + 112, x, S, "maxQIndex");
     if ((x = v.prefersGopRemainingFrames) !== undefined) {
-      seen += u32(m, o + 116, x, S, "prefersGopRemainingFrames");
+      seen += bool(m, o + 116, x, S, "prefersGopRemainingFrames");
     }
     if ((x = v.requiresGopRemainingFrames) !== undefined) {
-      seen += u32(m, o + 120, x, S, "requiresGopRemainingFrames");
+      seen += bool(m, o + 120, x, S, "requiresGopRemainingFrames");
     }
     if ((x = v.stdSyntaxFlags) !== undefined) seen += u32(m, o + 124, x, S, "stdSyntaxFlags");
     let keys = 0;
@@ -9431,7 +9432,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.useGopRemainingFrames) !== undefined) seen += u32(m, o + 16, x, S, "useGopRemainingFrames");
+    if ((x = v.useGopRemainingFrames) !== undefined) seen += bool(m, o + 16, x, S, "useGopRemainingFrames");
     if ((x = v.gopRemainingIntra) !== undefined) seen += u32(m, o + 20, x, S, "gopRemainingIntra");
     if ((x = v.gopRemainingPredictive) !== undefined) seen += u32(m, o + 24, x, S, "gopRemainingPredictive");
     if ((x = v.gopRemainingBipredictive) !== undefined) {
@@ -9476,10 +9477,10 @@ export function structs() {
       fixedArray(m, o + 40, "i32", 4, 7, x, S, "referenceNameSlotIndices");
     }
     if ((x = v.primaryReferenceCdfOnly) !== undefined) {
-      seen += u32(m, o + 68, x, S, "primaryReferenceCdfOnly");
+      seen += bool(m, o + 68, x, S, "primaryReferenceCdfOnly");
     }
     if ((x = v.generateObuExtensionHeader) !== undefined) {
-      seen += u32(m, o + 72, x, S, "generateObuExtensionHeader");
+      seen += bool(m, o + 72, x, S, "generateObuExtensionHeader");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -9702,19 +9703,19 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.useMinQIndex) !== undefined) seen += u32(m, o + 16, x, S, "useMinQIndex");
+    if ((x = v.useMinQIndex) !== undefined) seen += bool(m, o + 16, x, S, "useMinQIndex");
     if ((x = v.minQIndex) !== undefined) {
       seen++;
       if (typeof x !== "object" || x === null) badValue(S, "minQIndex", x, "an object");
       writeVkVideoEncodeAV1QIndexKHR(m, o + 20, x, 0);
     }
-    if ((x = v.useMaxQIndex) !== undefined) seen += u32(m, o + 32, x, S, "useMaxQIndex");
+    if ((x = v.useMaxQIndex) !== undefined) seen += bool(m, o + 32, x, S, "useMaxQIndex");
     if ((x = v.maxQIndex) !== undefined) {
       seen++;
       if (typeof x !== "object" || x === null) badValue(S, "maxQIndex", x, "an object");
       writeVkVideoEncodeAV1QIndexKHR(m, o + 36, x, 0);
     }
-    if ((x = v.useMaxFrameSize) !== undefined) seen += u32(m, o + 48, x, S, "useMaxFrameSize");
+    if ((x = v.useMaxFrameSize) !== undefined) seen += bool(m, o + 48, x, S, "useMaxFrameSize");
     if ((x = v.maxFrameSize) !== undefined) {
       seen++;
       if (typeof x !== "object" || x === null) badValue(S, "maxFrameSize", x, "an object");
@@ -9749,7 +9750,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.useMaxLevel) !== undefined) seen += u32(m, o + 16, x, S, "useMaxLevel");
+    if ((x = v.useMaxLevel) !== undefined) seen += bool(m, o + 16, x, S, "useMaxLevel");
     if ((x = v.maxLevel) !== undefined) seen += u32(m, o + 20, x, S, "maxLevel");
     let keys = 0;
     for (const _ in v) keys++;
@@ -9912,15 +9913,15 @@ export function structs() {
     if ((x = v.maxL1ReferenceCount) !== undefined) seen += u32(m, o + 36, x, S, "maxL1ReferenceCount");
     if ((x = v.maxTemporalLayerCount) !== undefined) seen += u32(m, o + 40, x, S, "maxTemporalLayerCount");
     if ((x = v.expectDyadicTemporalLayerPattern) !== undefined) {
-      seen += u32(m, o + 44, x, S, "expectDyadicTemporalLayerPattern");
+      seen += bool(m, o + 44, x, S, "expectDyadicTemporalLayerPattern");
     }
     if ((x = v.minQp) !== undefined) seen += i32(m, o + 48, x, S, "minQp");
     if ((x = v.maxQp) !== undefined) seen += i32(m, o + 52, x, S, "maxQp");
     if ((x = v.prefersGopRemainingFrames) !== undefined) {
-      seen += u32(m, o + 56, x, S, "prefersGopRemainingFrames");
+      seen += bool(m, o + 56, x, S, "prefersGopRemainingFrames");
     }
     if ((x = v.requiresGopRemainingFrames) !== undefined) {
-      seen += u32(m, o + 60, x, S, "requiresGopRemainingFrames");
+      seen += bool(m, o + 60, x, S, "requiresGopRemainingFrames");
     }
     if ((x = v.stdSyntaxFlags) !== undefined) seen += u32(m, o + 64, x, S, "stdSyntaxFlags");
     let keys = 0;
@@ -10008,7 +10009,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.useGopRemainingFrames) !== undefined) seen += u32(m, o + 16, x, S, "useGopRemainingFrames");
+    if ((x = v.useGopRemainingFrames) !== undefined) seen += bool(m, o + 16, x, S, "useGopRemainingFrames");
     if ((x = v.gopRemainingI) !== undefined) seen += u32(m, o + 20, x, S, "gopRemainingI");
     if ((x = v.gopRemainingP) !== undefined) seen += u32(m, o + 24, x, S, "gopRemainingP");
     if ((x = v.gopRemainingB) !== undefined) seen += u32(m, o + 28, x, S, "gopRemainingB");
@@ -10104,7 +10105,7 @@ export function structs() {
       seen++;
       array(m, o + 32, x, "u32", 4, S, "pStdPictureInfo");
     } else missing(S, "pStdPictureInfo", x);
-    if ((x = v.generatePrefixNalu) !== undefined) seen += u32(m, o + 40, x, S, "generatePrefixNalu");
+    if ((x = v.generatePrefixNalu) !== undefined) seen += bool(m, o + 40, x, S, "generatePrefixNalu");
     if ((x = v.naluSliceEntryCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "naluSliceEntryCount");
       if (n0 >= 0) covers(x, n0, S, "naluSliceEntryCount", f0);
@@ -10205,7 +10206,7 @@ export function structs() {
       seen += u32(m, o + 52, x, S, "preferredMaxL1ReferenceCount");
     }
     if ((x = v.preferredStdEntropyCodingModeFlag) !== undefined) {
-      seen += u32(m, o + 56, x, S, "preferredStdEntropyCodingModeFlag");
+      seen += bool(m, o + 56, x, S, "preferredStdEntropyCodingModeFlag");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -10299,19 +10300,19 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.useMinQp) !== undefined) seen += u32(m, o + 16, x, S, "useMinQp");
+    if ((x = v.useMinQp) !== undefined) seen += bool(m, o + 16, x, S, "useMinQp");
     if ((x = v.minQp) !== undefined) {
       seen++;
       if (typeof x !== "object" || x === null) badValue(S, "minQp", x, "an object");
       writeVkVideoEncodeH264QpKHR(m, o + 20, x, 0);
     }
-    if ((x = v.useMaxQp) !== undefined) seen += u32(m, o + 32, x, S, "useMaxQp");
+    if ((x = v.useMaxQp) !== undefined) seen += bool(m, o + 32, x, S, "useMaxQp");
     if ((x = v.maxQp) !== undefined) {
       seen++;
       if (typeof x !== "object" || x === null) badValue(S, "maxQp", x, "an object");
       writeVkVideoEncodeH264QpKHR(m, o + 36, x, 0);
     }
-    if ((x = v.useMaxFrameSize) !== undefined) seen += u32(m, o + 48, x, S, "useMaxFrameSize");
+    if ((x = v.useMaxFrameSize) !== undefined) seen += bool(m, o + 48, x, S, "useMaxFrameSize");
     if ((x = v.maxFrameSize) !== undefined) {
       seen++;
       if (typeof x !== "object" || x === null) badValue(S, "maxFrameSize", x, "an object");
@@ -10346,7 +10347,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.useMaxLevelIdc) !== undefined) seen += u32(m, o + 16, x, S, "useMaxLevelIdc");
+    if ((x = v.useMaxLevelIdc) !== undefined) seen += bool(m, o + 16, x, S, "useMaxLevelIdc");
     if ((x = v.maxLevelIdc) !== undefined) seen += u32(m, o + 20, x, S, "maxLevelIdc");
     let keys = 0;
     for (const _ in v) keys++;
@@ -10483,8 +10484,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.hasStdSPSOverrides) !== undefined) seen += u32(m, o + 16, x, S, "hasStdSPSOverrides");
-    if ((x = v.hasStdPPSOverrides) !== undefined) seen += u32(m, o + 20, x, S, "hasStdPPSOverrides");
+    if ((x = v.hasStdSPSOverrides) !== undefined) seen += bool(m, o + 16, x, S, "hasStdSPSOverrides");
+    if ((x = v.hasStdPPSOverrides) !== undefined) seen += bool(m, o + 20, x, S, "hasStdPPSOverrides");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -10510,8 +10511,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.writeStdSPS) !== undefined) seen += u32(m, o + 16, x, S, "writeStdSPS");
-    if ((x = v.writeStdPPS) !== undefined) seen += u32(m, o + 20, x, S, "writeStdPPS");
+    if ((x = v.writeStdSPS) !== undefined) seen += bool(m, o + 16, x, S, "writeStdSPS");
+    if ((x = v.writeStdPPS) !== undefined) seen += bool(m, o + 20, x, S, "writeStdPPS");
     if ((x = v.stdSPSId) !== undefined) seen += u32(m, o + 24, x, S, "stdSPSId");
     if ((x = v.stdPPSId) !== undefined) seen += u32(m, o + 28, x, S, "stdPPSId");
     let keys = 0;
@@ -10560,15 +10561,15 @@ export function structs() {
     if ((x = v.maxL1ReferenceCount) !== undefined) seen += u32(m, o + 52, x, S, "maxL1ReferenceCount");
     if ((x = v.maxSubLayerCount) !== undefined) seen += u32(m, o + 56, x, S, "maxSubLayerCount");
     if ((x = v.expectDyadicTemporalSubLayerPattern) !== undefined) {
-      seen += u32(m, o + 60, x, S, "expectDyadicTemporalSubLayerPattern");
+      seen += bool(m, o + 60, x, S, "expectDyadicTemporalSubLayerPattern");
     }
     if ((x = v.minQp) !== undefined) seen += i32(m, o + 64, x, S, "minQp");
     if ((x = v.maxQp) !== undefined) seen += i32(m, o + 68, x, S, "maxQp");
     if ((x = v.prefersGopRemainingFrames) !== undefined) {
-      seen += u32(m, o + 72, x, S, "prefersGopRemainingFrames");
+      seen += bool(m, o + 72, x, S, "prefersGopRemainingFrames");
     }
     if ((x = v.requiresGopRemainingFrames) !== undefined) {
-      seen += u32(m, o + 76, x, S, "requiresGopRemainingFrames");
+      seen += bool(m, o + 76, x, S, "requiresGopRemainingFrames");
     }
     if ((x = v.stdSyntaxFlags) !== undefined) seen += u32(m, o + 80, x, S, "stdSyntaxFlags");
     let keys = 0;
@@ -10659,7 +10660,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.useGopRemainingFrames) !== undefined) seen += u32(m, o + 16, x, S, "useGopRemainingFrames");
+    if ((x = v.useGopRemainingFrames) !== undefined) seen += bool(m, o + 16, x, S, "useGopRemainingFrames");
     if ((x = v.gopRemainingI) !== undefined) seen += u32(m, o + 20, x, S, "gopRemainingI");
     if ((x = v.gopRemainingP) !== undefined) seen += u32(m, o + 24, x, S, "gopRemainingP");
     if ((x = v.gopRemainingB) !== undefined) seen += u32(m, o + 28, x, S, "gopRemainingB");
@@ -10944,19 +10945,19 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.useMinQp) !== undefined) seen += u32(m, o + 16, x, S, "useMinQp");
+    if ((x = v.useMinQp) !== undefined) seen += bool(m, o + 16, x, S, "useMinQp");
     if ((x = v.minQp) !== undefined) {
       seen++;
       if (typeof x !== "object" || x === null) badValue(S, "minQp", x, "an object");
       writeVkVideoEncodeH265QpKHR(m, o + 20, x, 0);
     }
-    if ((x = v.useMaxQp) !== undefined) seen += u32(m, o + 32, x, S, "useMaxQp");
+    if ((x = v.useMaxQp) !== undefined) seen += bool(m, o + 32, x, S, "useMaxQp");
     if ((x = v.maxQp) !== undefined) {
       seen++;
       if (typeof x !== "object" || x === null) badValue(S, "maxQp", x, "an object");
       writeVkVideoEncodeH265QpKHR(m, o + 36, x, 0);
     }
-    if ((x = v.useMaxFrameSize) !== undefined) seen += u32(m, o + 48, x, S, "useMaxFrameSize");
+    if ((x = v.useMaxFrameSize) !== undefined) seen += bool(m, o + 48, x, S, "useMaxFrameSize");
     if ((x = v.maxFrameSize) !== undefined) {
       seen++;
       if (typeof x !== "object" || x === null) badValue(S, "maxFrameSize", x, "an object");
@@ -10991,7 +10992,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.useMaxLevelIdc) !== undefined) seen += u32(m, o + 16, x, S, "useMaxLevelIdc");
+    if ((x = v.useMaxLevelIdc) !== undefined) seen += bool(m, o + 16, x, S, "useMaxLevelIdc");
     if ((x = v.maxLevelIdc) !== undefined) seen += u32(m, o + 20, x, S, "maxLevelIdc");
     let keys = 0;
     for (const _ in v) keys++;
@@ -11147,9 +11148,9 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.hasStdVPSOverrides) !== undefined) seen += u32(m, o + 16, x, S, "hasStdVPSOverrides");
-    if ((x = v.hasStdSPSOverrides) !== undefined) seen += u32(m, o + 20, x, S, "hasStdSPSOverrides");
-    if ((x = v.hasStdPPSOverrides) !== undefined) seen += u32(m, o + 24, x, S, "hasStdPPSOverrides");
+    if ((x = v.hasStdVPSOverrides) !== undefined) seen += bool(m, o + 16, x, S, "hasStdVPSOverrides");
+    if ((x = v.hasStdSPSOverrides) !== undefined) seen += bool(m, o + 20, x, S, "hasStdSPSOverrides");
+    if ((x = v.hasStdPPSOverrides) !== undefined) seen += bool(m, o + 24, x, S, "hasStdPPSOverrides");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -11176,9 +11177,9 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.writeStdVPS) !== undefined) seen += u32(m, o + 16, x, S, "writeStdVPS");
-    if ((x = v.writeStdSPS) !== undefined) seen += u32(m, o + 20, x, S, "writeStdSPS");
-    if ((x = v.writeStdPPS) !== undefined) seen += u32(m, o + 24, x, S, "writeStdPPS");
+    if ((x = v.writeStdVPS) !== undefined) seen += bool(m, o + 16, x, S, "writeStdVPS");
+    if ((x = v.writeStdSPS) !== undefined) seen += bool(m, o + 20, x, S, "writeStdSPS");
+    if ((x = v.writeStdPPS) !== undefined) seen += bool(m, o + 24, x, S, "writeStdPPS");
     if ((x = v.stdVPSId) !== undefined) seen += u32(m, o + 28, x, S, "stdVPSId");
     if ((x = v.stdSPSId) !== undefined) seen += u32(m, o + 32, x, S, "stdSPSId");
     if ((x = v.stdPPSId) !== undefined) seen += u32(m, o + 36, x, S, "stdPPSId");
@@ -11313,10 +11314,10 @@ export function structs() {
       seen += u32(m, o + 24, x, S, "maxIntraRefreshActiveReferencePictures");
     }
     if ((x = v.partitionIndependentIntraRefreshRegions) !== undefined) {
-      seen += u32(m, o + 28, x, S, "partitionIndependentIntraRefreshRegions");
+      seen += bool(m, o + 28, x, S, "partitionIndependentIntraRefreshRegions");
     }
     if ((x = v.nonRectangularIntraRefreshRegions) !== undefined) {
-      seen += u32(m, o + 32, x, S, "nonRectangularIntraRefreshRegions");
+      seen += bool(m, o + 32, x, S, "nonRectangularIntraRefreshRegions");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -11641,7 +11642,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.hasOverrides) !== undefined) seen += u32(m, o + 16, x, S, "hasOverrides");
+    if ((x = v.hasOverrides) !== undefined) seen += bool(m, o + 16, x, S, "hasOverrides");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);

@@ -12,6 +12,7 @@ import {
   array,
   badValue,
   bits,
+  bool,
   covers,
   element,
   f32,
@@ -1936,7 +1937,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.type) !== undefined) seen += u32(m, o + 16, x, S, "type");
-    if ((x = v.noMoveOverlap) !== undefined) seen += u32(m, o + 20, x, S, "noMoveOverlap");
+    if ((x = v.noMoveOverlap) !== undefined) seen += bool(m, o + 20, x, S, "noMoveOverlap");
     if ((x = v.maxMovedBytes) !== undefined) seen += put64(m, o + 24, x, S, "maxMovedBytes");
     let keys = 0;
     for (const _ in v) keys++;
@@ -2205,7 +2206,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.viewportScissor2D) !== undefined) seen += u32(m, o + 16, x, S, "viewportScissor2D");
+    if ((x = v.viewportScissor2D) !== undefined) seen += bool(m, o + 16, x, S, "viewportScissor2D");
     if ((x = v.viewportDepthCount) !== undefined) seen += u32(m, o + 20, x, S, "viewportDepthCount");
     if ((x = v.pViewportDepths) !== undefined) {
       seen++;
@@ -2376,7 +2377,7 @@ export function structs() {
     if ((x = v.BType) !== undefined) seen += u32(m, o + 32, x, S, "BType");
     if ((x = v.CType) !== undefined) seen += u32(m, o + 36, x, S, "CType");
     if ((x = v.ResultType) !== undefined) seen += u32(m, o + 40, x, S, "ResultType");
-    if ((x = v.saturatingAccumulation) !== undefined) seen += u32(m, o + 44, x, S, "saturatingAccumulation");
+    if ((x = v.saturatingAccumulation) !== undefined) seen += bool(m, o + 44, x, S, "saturatingAccumulation");
     if ((x = v.scope) !== undefined) seen += u32(m, o + 48, x, S, "scope");
     if ((x = v.workgroupInvocations) !== undefined) seen += u32(m, o + 52, x, S, "workgroupInvocations");
     let keys = 0;
@@ -2456,7 +2457,7 @@ export function structs() {
     if ((x = v.matrixInterpretation) !== undefined) seen += u32(m, o + 24, x, S, "matrixInterpretation");
     if ((x = v.biasInterpretation) !== undefined) seen += u32(m, o + 28, x, S, "biasInterpretation");
     if ((x = v.resultType) !== undefined) seen += u32(m, o + 32, x, S, "resultType");
-    if ((x = v.transpose) !== undefined) seen += u32(m, o + 36, x, S, "transpose");
+    if ((x = v.transpose) !== undefined) seen += bool(m, o + 36, x, S, "transpose");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -2713,7 +2714,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.use64bitTexturing) !== undefined) seen += u32(m, o + 16, x, S, "use64bitTexturing");
+    if ((x = v.use64bitTexturing) !== undefined) seen += bool(m, o + 16, x, S, "use64bitTexturing");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -3216,7 +3217,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.allowNeuralStatistics) !== undefined) seen += u32(m, o + 16, x, S, "allowNeuralStatistics");
+    if ((x = v.allowNeuralStatistics) !== undefined) seen += bool(m, o + 16, x, S, "allowNeuralStatistics");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -3311,7 +3312,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.property) !== undefined) seen += u32(m, o + 16, x, S, "property");
-    if ((x = v.isText) !== undefined) seen += u32(m, o + 20, x, S, "isText");
+    if ((x = v.isText) !== undefined) seen += bool(m, o + 20, x, S, "isText");
     if ((x = v.pData) !== undefined) {
       seen++;
       let t = -1;
@@ -3823,7 +3824,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.dedicatedAllocation) !== undefined) seen += u32(m, o + 16, x, S, "dedicatedAllocation");
+    if ((x = v.dedicatedAllocation) !== undefined) seen += bool(m, o + 16, x, S, "dedicatedAllocation");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -3848,7 +3849,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.dedicatedAllocation) !== undefined) seen += u32(m, o + 16, x, S, "dedicatedAllocation");
+    if ((x = v.dedicatedAllocation) !== undefined) seen += bool(m, o + 16, x, S, "dedicatedAllocation");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -4338,7 +4339,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.hdmi3DSupported) !== undefined) seen += u32(m, o + 16, x, S, "hdmi3DSupported");
+    if ((x = v.hdmi3DSupported) !== undefined) seen += bool(m, o + 16, x, S, "hdmi3DSupported");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -4363,7 +4364,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.localDimmingSupport) !== undefined) seen += u32(m, o + 16, x, S, "localDimmingSupport");
+    if ((x = v.localDimmingSupport) !== undefined) seen += bool(m, o + 16, x, S, "localDimmingSupport");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -5455,12 +5456,12 @@ export function structs() {
     }
     if ((x = v.sampleType) !== undefined) seen += u32(m, o + 16, x, S, "sampleType");
     if ((x = v.sampleInternalOperations) !== undefined) {
-      seen += u32(m, o + 20, x, S, "sampleInternalOperations");
+      seen += bool(m, o + 20, x, S, "sampleInternalOperations");
     }
     if ((x = v.cacheFlushOnCounterCollection) !== undefined) {
-      seen += u32(m, o + 24, x, S, "cacheFlushOnCounterCollection");
+      seen += bool(m, o + 24, x, S, "cacheFlushOnCounterCollection");
     }
-    if ((x = v.sqShaderMaskEnable) !== undefined) seen += u32(m, o + 28, x, S, "sqShaderMaskEnable");
+    if ((x = v.sqShaderMaskEnable) !== undefined) seen += bool(m, o + 28, x, S, "sqShaderMaskEnable");
     if ((x = v.sqShaderMask) !== undefined) seen += u32(m, o + 32, x, S, "sqShaderMask");
     if ((x = v.pPerfCounters) != null) {
       seen++;
@@ -5493,9 +5494,9 @@ export function structs() {
     if ((x = v.perfCounterDeviceMemoryLimit) !== undefined) {
       seen += put64(m, o + 56, x, S, "perfCounterDeviceMemoryLimit");
     }
-    if ((x = v.sqThreadTraceEnable) !== undefined) seen += u32(m, o + 64, x, S, "sqThreadTraceEnable");
+    if ((x = v.sqThreadTraceEnable) !== undefined) seen += bool(m, o + 64, x, S, "sqThreadTraceEnable");
     if ((x = v.sqThreadTraceSuppressInstructionTokens) !== undefined) {
-      seen += u32(m, o + 68, x, S, "sqThreadTraceSuppressInstructionTokens");
+      seen += bool(m, o + 68, x, S, "sqThreadTraceSuppressInstructionTokens");
     }
     if ((x = v.sqThreadTraceDeviceMemoryLimit) !== undefined) {
       seen += put64(m, o + 72, x, S, "sqThreadTraceDeviceMemoryLimit");
@@ -6493,7 +6494,7 @@ export function structs() {
     if ((x = v.stream) !== undefined) seen += u32(m, o + 20, x, S, "stream");
     if ((x = v.offset) !== undefined) seen += u32(m, o + 24, x, S, "offset");
     if ((x = v.vertexBindingUnit) !== undefined) seen += u32(m, o + 28, x, S, "vertexBindingUnit");
-    if ((x = v.vertexDynamicStride) !== undefined) seen += u32(m, o + 32, x, S, "vertexDynamicStride");
+    if ((x = v.vertexDynamicStride) !== undefined) seen += bool(m, o + 32, x, S, "vertexDynamicStride");
     if ((x = v.pushconstantPipelineLayout) !== undefined) {
       seen += putPointer(m, o + 40, x, S, "pushconstantPipelineLayout");
     }
@@ -6637,8 +6638,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.lowLatencyMode) !== undefined) seen += u32(m, o + 16, x, S, "lowLatencyMode");
-    if ((x = v.lowLatencyBoost) !== undefined) seen += u32(m, o + 20, x, S, "lowLatencyBoost");
+    if ((x = v.lowLatencyMode) !== undefined) seen += bool(m, o + 16, x, S, "lowLatencyMode");
+    if ((x = v.lowLatencyBoost) !== undefined) seen += bool(m, o + 20, x, S, "lowLatencyBoost");
     if ((x = v.minimumIntervalUs) !== undefined) seen += u32(m, o + 24, x, S, "minimumIntervalUs");
     let keys = 0;
     for (const _ in v) keys++;
@@ -7057,9 +7058,9 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.perViewAttributes) !== undefined) seen += u32(m, o + 16, x, S, "perViewAttributes");
+    if ((x = v.perViewAttributes) !== undefined) seen += bool(m, o + 16, x, S, "perViewAttributes");
     if ((x = v.perViewAttributesPositionXOnly) !== undefined) {
-      seen += u32(m, o + 20, x, S, "perViewAttributesPositionXOnly");
+      seen += bool(m, o + 20, x, S, "perViewAttributesPositionXOnly");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -7529,7 +7530,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.enablePartitionTranslation) !== undefined) {
-      seen += u32(m, o + 16, x, S, "enablePartitionTranslation");
+      seen += bool(m, o + 16, x, S, "enablePartitionTranslation");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -7883,7 +7884,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.type) !== undefined) seen += u32(m, o + 16, x, S, "type");
-    if ((x = v.enable) !== undefined) seen += u32(m, o + 20, x, S, "enable");
+    if ((x = v.enable) !== undefined) seen += bool(m, o + 20, x, S, "enable");
     if ((x = v.parameter) !== undefined) seen += put64(m, o + 24, x, S, "parameter");
     let keys = 0;
     for (const _ in v) keys++;
@@ -7933,7 +7934,7 @@ export function structs() {
     if ((x = v.value32) !== undefined) seen += u32(m, o, x, S, "value32");
     if ((x = v.value64) !== undefined) seen += put64(m, o, x, S, "value64");
     if ((x = v.valueFloat) !== undefined) seen += f32(m, o, x, S, "valueFloat");
-    if ((x = v.valueBool) !== undefined) seen += u32(m, o, x, S, "valueBool");
+    if ((x = v.valueBool) !== undefined) seen += bool(m, o, x, S, "valueBool");
     if ((x = v.valueString) !== undefined) {
       seen++;
       str(m, o, x, S, "valueString");
@@ -7987,7 +7988,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.amigoProfiling) !== undefined) seen += u32(m, o + 16, x, S, "amigoProfiling");
+    if ((x = v.amigoProfiling) !== undefined) seen += bool(m, o + 16, x, S, "amigoProfiling");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -8012,7 +8013,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.antiLag) !== undefined) seen += u32(m, o + 16, x, S, "antiLag");
+    if ((x = v.antiLag) !== undefined) seen += bool(m, o + 16, x, S, "antiLag");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -8038,7 +8039,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.clusterAccelerationStructure) !== undefined) {
-      seen += u32(m, o + 16, x, S, "clusterAccelerationStructure");
+      seen += bool(m, o + 16, x, S, "clusterAccelerationStructure");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -8113,9 +8114,9 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.clustercullingShader) !== undefined) seen += u32(m, o + 16, x, S, "clustercullingShader");
+    if ((x = v.clustercullingShader) !== undefined) seen += bool(m, o + 16, x, S, "clustercullingShader");
     if ((x = v.multiviewClusterCullingShader) !== undefined) {
-      seen += u32(m, o + 20, x, S, "multiviewClusterCullingShader");
+      seen += bool(m, o + 20, x, S, "multiviewClusterCullingShader");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -8181,7 +8182,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.clusterShadingRate) !== undefined) seen += u32(m, o + 16, x, S, "clusterShadingRate");
+    if ((x = v.clusterShadingRate) !== undefined) seen += bool(m, o + 16, x, S, "clusterShadingRate");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -8206,7 +8207,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.deviceCoherentMemory) !== undefined) seen += u32(m, o + 16, x, S, "deviceCoherentMemory");
+    if ((x = v.deviceCoherentMemory) !== undefined) seen += bool(m, o + 16, x, S, "deviceCoherentMemory");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -8232,7 +8233,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.commandBufferInheritance) !== undefined) {
-      seen += u32(m, o + 16, x, S, "commandBufferInheritance");
+      seen += bool(m, o + 16, x, S, "commandBufferInheritance");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -8259,7 +8260,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.computeOccupancyPriority) !== undefined) {
-      seen += u32(m, o + 16, x, S, "computeOccupancyPriority");
+      seen += bool(m, o + 16, x, S, "computeOccupancyPriority");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -8286,25 +8287,25 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.cooperativeMatrixWorkgroupScope) !== undefined) {
-      seen += u32(m, o + 16, x, S, "cooperativeMatrixWorkgroupScope");
+      seen += bool(m, o + 16, x, S, "cooperativeMatrixWorkgroupScope");
     }
     if ((x = v.cooperativeMatrixFlexibleDimensions) !== undefined) {
-      seen += u32(m, o + 20, x, S, "cooperativeMatrixFlexibleDimensions");
+      seen += bool(m, o + 20, x, S, "cooperativeMatrixFlexibleDimensions");
     }
     if ((x = v.cooperativeMatrixReductions) !== undefined) {
-      seen += u32(m, o + 24, x, S, "cooperativeMatrixReductions");
+      seen += bool(m, o + 24, x, S, "cooperativeMatrixReductions");
     }
     if ((x = v.cooperativeMatrixConversions) !== undefined) {
-      seen += u32(m, o + 28, x, S, "cooperativeMatrixConversions");
+      seen += bool(m, o + 28, x, S, "cooperativeMatrixConversions");
     }
     if ((x = v.cooperativeMatrixPerElementOperations) !== undefined) {
-      seen += u32(m, o + 32, x, S, "cooperativeMatrixPerElementOperations");
+      seen += bool(m, o + 32, x, S, "cooperativeMatrixPerElementOperations");
     }
     if ((x = v.cooperativeMatrixTensorAddressing) !== undefined) {
-      seen += u32(m, o + 36, x, S, "cooperativeMatrixTensorAddressing");
+      seen += bool(m, o + 36, x, S, "cooperativeMatrixTensorAddressing");
     }
     if ((x = v.cooperativeMatrixBlockLoads) !== undefined) {
-      seen += u32(m, o + 40, x, S, "cooperativeMatrixBlockLoads");
+      seen += bool(m, o + 40, x, S, "cooperativeMatrixBlockLoads");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -8372,7 +8373,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.cooperativeMatrixConversion) !== undefined) {
-      seen += u32(m, o + 16, x, S, "cooperativeMatrixConversion");
+      seen += bool(m, o + 16, x, S, "cooperativeMatrixConversion");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -8399,7 +8400,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.cooperativeMatrixDecodeVector) !== undefined) {
-      seen += u32(m, o + 16, x, S, "cooperativeMatrixDecodeVector");
+      seen += bool(m, o + 16, x, S, "cooperativeMatrixDecodeVector");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -8425,9 +8426,9 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.cooperativeMatrix) !== undefined) seen += u32(m, o + 16, x, S, "cooperativeMatrix");
+    if ((x = v.cooperativeMatrix) !== undefined) seen += bool(m, o + 16, x, S, "cooperativeMatrix");
     if ((x = v.cooperativeMatrixRobustBufferAccess) !== undefined) {
-      seen += u32(m, o + 20, x, S, "cooperativeMatrixRobustBufferAccess");
+      seen += bool(m, o + 20, x, S, "cooperativeMatrixRobustBufferAccess");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -8481,9 +8482,9 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.cooperativeVector) !== undefined) seen += u32(m, o + 16, x, S, "cooperativeVector");
+    if ((x = v.cooperativeVector) !== undefined) seen += bool(m, o + 16, x, S, "cooperativeVector");
     if ((x = v.cooperativeVectorTraining) !== undefined) {
-      seen += u32(m, o + 20, x, S, "cooperativeVectorTraining");
+      seen += bool(m, o + 20, x, S, "cooperativeVectorTraining");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -8514,10 +8515,10 @@ export function structs() {
       seen += u32(m, o + 16, x, S, "cooperativeVectorSupportedStages");
     }
     if ((x = v.cooperativeVectorTrainingFloat16Accumulation) !== undefined) {
-      seen += u32(m, o + 20, x, S, "cooperativeVectorTrainingFloat16Accumulation");
+      seen += bool(m, o + 20, x, S, "cooperativeVectorTrainingFloat16Accumulation");
     }
     if ((x = v.cooperativeVectorTrainingFloat32Accumulation) !== undefined) {
-      seen += u32(m, o + 24, x, S, "cooperativeVectorTrainingFloat32Accumulation");
+      seen += bool(m, o + 24, x, S, "cooperativeVectorTrainingFloat32Accumulation");
     }
     if ((x = v.maxCooperativeVectorComponents) !== undefined) {
       seen += u32(m, o + 28, x, S, "maxCooperativeVectorComponents");
@@ -8549,7 +8550,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.indirectCopy) !== undefined) seen += u32(m, o + 16, x, S, "indirectCopy");
+    if ((x = v.indirectCopy) !== undefined) seen += bool(m, o + 16, x, S, "indirectCopy");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -8574,7 +8575,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.cornerSampledImage) !== undefined) seen += u32(m, o + 16, x, S, "cornerSampledImage");
+    if ((x = v.cornerSampledImage) !== undefined) seen += bool(m, o + 16, x, S, "cornerSampledImage");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -8599,7 +8600,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.coverageReductionMode) !== undefined) seen += u32(m, o + 16, x, S, "coverageReductionMode");
+    if ((x = v.coverageReductionMode) !== undefined) seen += bool(m, o + 16, x, S, "coverageReductionMode");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -8624,7 +8625,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.cubicRangeClamp) !== undefined) seen += u32(m, o + 16, x, S, "cubicRangeClamp");
+    if ((x = v.cubicRangeClamp) !== undefined) seen += bool(m, o + 16, x, S, "cubicRangeClamp");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -8649,7 +8650,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.selectableCubicWeights) !== undefined) seen += u32(m, o + 16, x, S, "selectableCubicWeights");
+    if ((x = v.selectableCubicWeights) !== undefined) seen += bool(m, o + 16, x, S, "selectableCubicWeights");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -8675,7 +8676,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.cudaKernelLaunchFeatures) !== undefined) {
-      seen += u32(m, o + 16, x, S, "cudaKernelLaunchFeatures");
+      seen += bool(m, o + 16, x, S, "cudaKernelLaunchFeatures");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -8728,17 +8729,17 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.dataGraph) !== undefined) seen += u32(m, o + 16, x, S, "dataGraph");
+    if ((x = v.dataGraph) !== undefined) seen += bool(m, o + 16, x, S, "dataGraph");
     if ((x = v.dataGraphUpdateAfterBind) !== undefined) {
-      seen += u32(m, o + 20, x, S, "dataGraphUpdateAfterBind");
+      seen += bool(m, o + 20, x, S, "dataGraphUpdateAfterBind");
     }
     if ((x = v.dataGraphSpecializationConstants) !== undefined) {
-      seen += u32(m, o + 24, x, S, "dataGraphSpecializationConstants");
+      seen += bool(m, o + 24, x, S, "dataGraphSpecializationConstants");
     }
     if ((x = v.dataGraphDescriptorBuffer) !== undefined) {
-      seen += u32(m, o + 28, x, S, "dataGraphDescriptorBuffer");
+      seen += bool(m, o + 28, x, S, "dataGraphDescriptorBuffer");
     }
-    if ((x = v.dataGraphShaderModule) !== undefined) seen += u32(m, o + 32, x, S, "dataGraphShaderModule");
+    if ((x = v.dataGraphShaderModule) !== undefined) seen += bool(m, o + 32, x, S, "dataGraphShaderModule");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -8767,7 +8768,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.dataGraphModel) !== undefined) seen += u32(m, o + 16, x, S, "dataGraphModel");
+    if ((x = v.dataGraphModel) !== undefined) seen += bool(m, o + 16, x, S, "dataGraphModel");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -8793,7 +8794,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.dataGraphNeuralAcceleratorStatistics) !== undefined) {
-      seen += u32(m, o + 16, x, S, "dataGraphNeuralAcceleratorStatistics");
+      seen += bool(m, o + 16, x, S, "dataGraphNeuralAcceleratorStatistics");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -8843,7 +8844,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.dataGraphOpticalFlow) !== undefined) seen += u32(m, o + 16, x, S, "dataGraphOpticalFlow");
+    if ((x = v.dataGraphOpticalFlow) !== undefined) seen += bool(m, o + 16, x, S, "dataGraphOpticalFlow");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -8863,7 +8864,7 @@ export function structs() {
     const S = "VkPhysicalDeviceDataGraphProcessingEngineARM";
     let seen = 0, x;
     if ((x = v.type) !== undefined) seen += u32(m, o, x, S, "type");
-    if ((x = v.isForeign) !== undefined) seen += u32(m, o + 4, x, S, "isForeign");
+    if ((x = v.isForeign) !== undefined) seen += bool(m, o + 4, x, S, "isForeign");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -8888,7 +8889,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.dedicatedAllocationImageAliasing) !== undefined) {
-      seen += u32(m, o + 16, x, S, "dedicatedAllocationImageAliasing");
+      seen += bool(m, o + 16, x, S, "dedicatedAllocationImageAliasing");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -8914,7 +8915,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.denseGeometryFormat) !== undefined) seen += u32(m, o + 16, x, S, "denseGeometryFormat");
+    if ((x = v.denseGeometryFormat) !== undefined) seen += bool(m, o + 16, x, S, "denseGeometryFormat");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -8940,7 +8941,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.descriptorBufferTensorDescriptors) !== undefined) {
-      seen += u32(m, o + 16, x, S, "descriptorBufferTensorDescriptors");
+      seen += bool(m, o + 16, x, S, "descriptorBufferTensorDescriptors");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -9033,7 +9034,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.descriptorPoolOverallocation) !== undefined) {
-      seen += u32(m, o + 16, x, S, "descriptorPoolOverallocation");
+      seen += bool(m, o + 16, x, S, "descriptorPoolOverallocation");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -9060,7 +9061,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.descriptorSetHostMapping) !== undefined) {
-      seen += u32(m, o + 16, x, S, "descriptorSetHostMapping");
+      seen += bool(m, o + 16, x, S, "descriptorSetHostMapping");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -9086,12 +9087,12 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.deviceGeneratedCompute) !== undefined) seen += u32(m, o + 16, x, S, "deviceGeneratedCompute");
+    if ((x = v.deviceGeneratedCompute) !== undefined) seen += bool(m, o + 16, x, S, "deviceGeneratedCompute");
     if ((x = v.deviceGeneratedComputePipelines) !== undefined) {
-      seen += u32(m, o + 20, x, S, "deviceGeneratedComputePipelines");
+      seen += bool(m, o + 20, x, S, "deviceGeneratedComputePipelines");
     }
     if ((x = v.deviceGeneratedComputeCaptureReplay) !== undefined) {
-      seen += u32(m, o + 24, x, S, "deviceGeneratedComputeCaptureReplay");
+      seen += bool(m, o + 24, x, S, "deviceGeneratedComputeCaptureReplay");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -9120,7 +9121,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.deviceGeneratedCommands) !== undefined) {
-      seen += u32(m, o + 16, x, S, "deviceGeneratedCommands");
+      seen += bool(m, o + 16, x, S, "deviceGeneratedCommands");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -9205,7 +9206,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.diagnosticsConfig) !== undefined) seen += u32(m, o + 16, x, S, "diagnosticsConfig");
+    if ((x = v.diagnosticsConfig) !== undefined) seen += bool(m, o + 16, x, S, "diagnosticsConfig");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -9230,7 +9231,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.displacementMicromap) !== undefined) seen += u32(m, o + 16, x, S, "displacementMicromap");
+    if ((x = v.displacementMicromap) !== undefined) seen += bool(m, o + 16, x, S, "displacementMicromap");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -9282,7 +9283,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.elapsedTimerQuery) !== undefined) seen += u32(m, o + 16, x, S, "elapsedTimerQuery");
+    if ((x = v.elapsedTimerQuery) !== undefined) seen += bool(m, o + 16, x, S, "elapsedTimerQuery");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -9307,7 +9308,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.exclusiveScissor) !== undefined) seen += u32(m, o + 16, x, S, "exclusiveScissor");
+    if ((x = v.exclusiveScissor) !== undefined) seen += bool(m, o + 16, x, S, "exclusiveScissor");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -9333,7 +9334,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.extendedSparseAddressSpace) !== undefined) {
-      seen += u32(m, o + 16, x, S, "extendedSparseAddressSpace");
+      seen += bool(m, o + 16, x, S, "extendedSparseAddressSpace");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -9421,7 +9422,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.externalFormatResolve) !== undefined) seen += u32(m, o + 16, x, S, "externalFormatResolve");
+    if ((x = v.externalFormatResolve) !== undefined) seen += bool(m, o + 16, x, S, "externalFormatResolve");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -9447,7 +9448,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.nullColorAttachmentWithExternalFormatResolve) !== undefined) {
-      seen += u32(m, o + 16, x, S, "nullColorAttachmentWithExternalFormatResolve");
+      seen += bool(m, o + 16, x, S, "nullColorAttachmentWithExternalFormatResolve");
     }
     if ((x = v.externalFormatResolveChromaOffsetX) !== undefined) {
       seen += u32(m, o + 20, x, S, "externalFormatResolveChromaOffsetX");
@@ -9481,7 +9482,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.externalMemoryRDMA) !== undefined) seen += u32(m, o + 16, x, S, "externalMemoryRDMA");
+    if ((x = v.externalMemoryRDMA) !== undefined) seen += bool(m, o + 16, x, S, "externalMemoryRDMA");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -9505,8 +9506,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.sciBufImport) !== undefined) seen += u32(m, o + 16, x, S, "sciBufImport");
-    if ((x = v.sciBufExport) !== undefined) seen += u32(m, o + 20, x, S, "sciBufExport");
+    if ((x = v.sciBufImport) !== undefined) seen += bool(m, o + 16, x, S, "sciBufImport");
+    if ((x = v.sciBufExport) !== undefined) seen += bool(m, o + 20, x, S, "sciBufExport");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -9532,7 +9533,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.screenBufferImport) !== undefined) seen += u32(m, o + 16, x, S, "screenBufferImport");
+    if ((x = v.screenBufferImport) !== undefined) seen += bool(m, o + 16, x, S, "screenBufferImport");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -9556,10 +9557,10 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.sciSyncFence) !== undefined) seen += u32(m, o + 16, x, S, "sciSyncFence");
-    if ((x = v.sciSyncSemaphore2) !== undefined) seen += u32(m, o + 20, x, S, "sciSyncSemaphore2");
-    if ((x = v.sciSyncImport) !== undefined) seen += u32(m, o + 24, x, S, "sciSyncImport");
-    if ((x = v.sciSyncExport) !== undefined) seen += u32(m, o + 28, x, S, "sciSyncExport");
+    if ((x = v.sciSyncFence) !== undefined) seen += bool(m, o + 16, x, S, "sciSyncFence");
+    if ((x = v.sciSyncSemaphore2) !== undefined) seen += bool(m, o + 20, x, S, "sciSyncSemaphore2");
+    if ((x = v.sciSyncImport) !== undefined) seen += bool(m, o + 24, x, S, "sciSyncImport");
+    if ((x = v.sciSyncExport) !== undefined) seen += bool(m, o + 28, x, S, "sciSyncExport");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -9586,10 +9587,10 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.sciSyncFence) !== undefined) seen += u32(m, o + 16, x, S, "sciSyncFence");
-    if ((x = v.sciSyncSemaphore) !== undefined) seen += u32(m, o + 20, x, S, "sciSyncSemaphore");
-    if ((x = v.sciSyncImport) !== undefined) seen += u32(m, o + 24, x, S, "sciSyncImport");
-    if ((x = v.sciSyncExport) !== undefined) seen += u32(m, o + 28, x, S, "sciSyncExport");
+    if ((x = v.sciSyncFence) !== undefined) seen += bool(m, o + 16, x, S, "sciSyncFence");
+    if ((x = v.sciSyncSemaphore) !== undefined) seen += bool(m, o + 20, x, S, "sciSyncSemaphore");
+    if ((x = v.sciSyncImport) !== undefined) seen += bool(m, o + 24, x, S, "sciSyncImport");
+    if ((x = v.sciSyncExport) !== undefined) seen += bool(m, o + 28, x, S, "sciSyncExport");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -9665,7 +9666,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.formatPack) !== undefined) seen += u32(m, o + 16, x, S, "formatPack");
+    if ((x = v.formatPack) !== undefined) seen += bool(m, o + 16, x, S, "formatPack");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -9691,7 +9692,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.fragmentDensityMapLayered) !== undefined) {
-      seen += u32(m, o + 16, x, S, "fragmentDensityMapLayered");
+      seen += bool(m, o + 16, x, S, "fragmentDensityMapLayered");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -9745,13 +9746,13 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.fragmentShadingRateEnums) !== undefined) {
-      seen += u32(m, o + 16, x, S, "fragmentShadingRateEnums");
+      seen += bool(m, o + 16, x, S, "fragmentShadingRateEnums");
     }
     if ((x = v.supersampleFragmentShadingRates) !== undefined) {
-      seen += u32(m, o + 20, x, S, "supersampleFragmentShadingRates");
+      seen += bool(m, o + 20, x, S, "supersampleFragmentShadingRates");
     }
     if ((x = v.noInvocationFragmentShadingRates) !== undefined) {
-      seen += u32(m, o + 24, x, S, "noInvocationFragmentShadingRates");
+      seen += bool(m, o + 24, x, S, "noInvocationFragmentShadingRates");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -9806,10 +9807,10 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.perfCounters) !== undefined) seen += u32(m, o + 16, x, S, "perfCounters");
-    if ((x = v.streamingPerfCounters) !== undefined) seen += u32(m, o + 20, x, S, "streamingPerfCounters");
-    if ((x = v.sqThreadTracing) !== undefined) seen += u32(m, o + 24, x, S, "sqThreadTracing");
-    if ((x = v.clockModes) !== undefined) seen += u32(m, o + 28, x, S, "clockModes");
+    if ((x = v.perfCounters) !== undefined) seen += bool(m, o + 16, x, S, "perfCounters");
+    if ((x = v.streamingPerfCounters) !== undefined) seen += bool(m, o + 20, x, S, "streamingPerfCounters");
+    if ((x = v.sqThreadTracing) !== undefined) seen += bool(m, o + 24, x, S, "sqThreadTracing");
+    if ((x = v.clockModes) !== undefined) seen += bool(m, o + 28, x, S, "clockModes");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -9923,7 +9924,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.hdrVivid) !== undefined) seen += u32(m, o + 16, x, S, "hdrVivid");
+    if ((x = v.hdrVivid) !== undefined) seen += bool(m, o + 16, x, S, "hdrVivid");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -9948,7 +9949,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.imageAlignmentControl) !== undefined) seen += u32(m, o + 16, x, S, "imageAlignmentControl");
+    if ((x = v.imageAlignmentControl) !== undefined) seen += bool(m, o + 16, x, S, "imageAlignmentControl");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -10000,7 +10001,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.textureBlockMatch2) !== undefined) seen += u32(m, o + 16, x, S, "textureBlockMatch2");
+    if ((x = v.textureBlockMatch2) !== undefined) seen += bool(m, o + 16, x, S, "textureBlockMatch2");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -10054,12 +10055,12 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.imageGatherLinear) !== undefined) seen += u32(m, o + 16, x, S, "imageGatherLinear");
+    if ((x = v.imageGatherLinear) !== undefined) seen += bool(m, o + 16, x, S, "imageGatherLinear");
     if ((x = v.imageGatherExtendedModes) !== undefined) {
-      seen += u32(m, o + 20, x, S, "imageGatherExtendedModes");
+      seen += bool(m, o + 20, x, S, "imageGatherExtendedModes");
     }
     if ((x = v.blockMatchExtendedClampToEdge) !== undefined) {
-      seen += u32(m, o + 24, x, S, "blockMatchExtendedClampToEdge");
+      seen += bool(m, o + 24, x, S, "blockMatchExtendedClampToEdge");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -10087,9 +10088,9 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.textureSampleWeighted) !== undefined) seen += u32(m, o + 16, x, S, "textureSampleWeighted");
-    if ((x = v.textureBoxFilter) !== undefined) seen += u32(m, o + 20, x, S, "textureBoxFilter");
-    if ((x = v.textureBlockMatch) !== undefined) seen += u32(m, o + 24, x, S, "textureBlockMatch");
+    if ((x = v.textureSampleWeighted) !== undefined) seen += bool(m, o + 16, x, S, "textureSampleWeighted");
+    if ((x = v.textureBoxFilter) !== undefined) seen += bool(m, o + 20, x, S, "textureBoxFilter");
+    if ((x = v.textureBlockMatch) !== undefined) seen += bool(m, o + 24, x, S, "textureBlockMatch");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -10160,7 +10161,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.inheritedViewportScissor2D) !== undefined) {
-      seen += u32(m, o + 16, x, S, "inheritedViewportScissor2D");
+      seen += bool(m, o + 16, x, S, "inheritedViewportScissor2D");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -10186,7 +10187,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.invocationMask) !== undefined) seen += u32(m, o + 16, x, S, "invocationMask");
+    if ((x = v.invocationMask) !== undefined) seen += bool(m, o + 16, x, S, "invocationMask");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -10236,7 +10237,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.linearColorAttachment) !== undefined) seen += u32(m, o + 16, x, S, "linearColorAttachment");
+    if ((x = v.linearColorAttachment) !== undefined) seen += bool(m, o + 16, x, S, "linearColorAttachment");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -10261,8 +10262,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.taskShader) !== undefined) seen += u32(m, o + 16, x, S, "taskShader");
-    if ((x = v.meshShader) !== undefined) seen += u32(m, o + 20, x, S, "meshShader");
+    if ((x = v.taskShader) !== undefined) seen += bool(m, o + 16, x, S, "taskShader");
+    if ((x = v.meshShader) !== undefined) seen += bool(m, o + 20, x, S, "meshShader");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -10356,7 +10357,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.perViewPositionAllComponents) !== undefined) {
-      seen += u32(m, o + 16, x, S, "perViewPositionAllComponents");
+      seen += bool(m, o + 16, x, S, "perViewPositionAllComponents");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -10383,7 +10384,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.multiviewPerViewRenderAreas) !== undefined) {
-      seen += u32(m, o + 16, x, S, "multiviewPerViewRenderAreas");
+      seen += bool(m, o + 16, x, S, "multiviewPerViewRenderAreas");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -10410,7 +10411,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.multiviewPerViewViewports) !== undefined) {
-      seen += u32(m, o + 16, x, S, "multiviewPerViewViewports");
+      seen += bool(m, o + 16, x, S, "multiviewPerViewViewports");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -10436,7 +10437,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.opticalFlow) !== undefined) seen += u32(m, o + 16, x, S, "opticalFlow");
+    if ((x = v.opticalFlow) !== undefined) seen += bool(m, o + 16, x, S, "opticalFlow");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -10465,12 +10466,12 @@ export function structs() {
       seen += u32(m, o + 16, x, S, "supportedOutputGridSizes");
     }
     if ((x = v.supportedHintGridSizes) !== undefined) seen += u32(m, o + 20, x, S, "supportedHintGridSizes");
-    if ((x = v.hintSupported) !== undefined) seen += u32(m, o + 24, x, S, "hintSupported");
-    if ((x = v.costSupported) !== undefined) seen += u32(m, o + 28, x, S, "costSupported");
+    if ((x = v.hintSupported) !== undefined) seen += bool(m, o + 24, x, S, "hintSupported");
+    if ((x = v.costSupported) !== undefined) seen += bool(m, o + 28, x, S, "costSupported");
     if ((x = v.bidirectionalFlowSupported) !== undefined) {
-      seen += u32(m, o + 32, x, S, "bidirectionalFlowSupported");
+      seen += bool(m, o + 32, x, S, "bidirectionalFlowSupported");
     }
-    if ((x = v.globalFlowSupported) !== undefined) seen += u32(m, o + 36, x, S, "globalFlowSupported");
+    if ((x = v.globalFlowSupported) !== undefined) seen += bool(m, o + 36, x, S, "globalFlowSupported");
     if ((x = v.minWidth) !== undefined) seen += u32(m, o + 40, x, S, "minWidth");
     if ((x = v.minHeight) !== undefined) seen += u32(m, o + 44, x, S, "minHeight");
     if ((x = v.maxWidth) !== undefined) seen += u32(m, o + 48, x, S, "maxWidth");
@@ -10513,7 +10514,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.partitionedAccelerationStructure) !== undefined) {
-      seen += u32(m, o + 16, x, S, "partitionedAccelerationStructure");
+      seen += bool(m, o + 16, x, S, "partitionedAccelerationStructure");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -10564,8 +10565,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.perStageDescriptorSet) !== undefined) seen += u32(m, o + 16, x, S, "perStageDescriptorSet");
-    if ((x = v.dynamicPipelineLayout) !== undefined) seen += u32(m, o + 20, x, S, "dynamicPipelineLayout");
+    if ((x = v.perStageDescriptorSet) !== undefined) seen += bool(m, o + 16, x, S, "perStageDescriptorSet");
+    if ((x = v.dynamicPipelineLayout) !== undefined) seen += bool(m, o + 20, x, S, "dynamicPipelineLayout");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -10592,7 +10593,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.performanceCountersByRegion) !== undefined) {
-      seen += u32(m, o + 16, x, S, "performanceCountersByRegion");
+      seen += bool(m, o + 16, x, S, "performanceCountersByRegion");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -10628,7 +10629,7 @@ export function structs() {
     }
     if ((x = v.rowStrideAlignment) !== undefined) seen += u32(m, o + 28, x, S, "rowStrideAlignment");
     if ((x = v.regionAlignment) !== undefined) seen += u32(m, o + 32, x, S, "regionAlignment");
-    if ((x = v.identityTransformOrder) !== undefined) seen += u32(m, o + 36, x, S, "identityTransformOrder");
+    if ((x = v.identityTransformOrder) !== undefined) seen += bool(m, o + 36, x, S, "identityTransformOrder");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -10658,7 +10659,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.pipelineCacheIncrementalMode) !== undefined) {
-      seen += u32(m, o + 16, x, S, "pipelineCacheIncrementalMode");
+      seen += bool(m, o + 16, x, S, "pipelineCacheIncrementalMode");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -10685,7 +10686,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.pipelineOpacityMicromap) !== undefined) {
-      seen += u32(m, o + 16, x, S, "pipelineOpacityMicromap");
+      seen += bool(m, o + 16, x, S, "pipelineOpacityMicromap");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -10711,7 +10712,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.presentBarrier) !== undefined) seen += u32(m, o + 16, x, S, "presentBarrier");
+    if ((x = v.presentBarrier) !== undefined) seen += bool(m, o + 16, x, S, "presentBarrier");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -10736,7 +10737,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.presentMetering) !== undefined) seen += u32(m, o + 16, x, S, "presentMetering");
+    if ((x = v.presentMetering) !== undefined) seen += bool(m, o + 16, x, S, "presentMetering");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -10760,7 +10761,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.sharedImage) !== undefined) seen += u32(m, o + 16, x, S, "sharedImage");
+    if ((x = v.sharedImage) !== undefined) seen += bool(m, o + 16, x, S, "sharedImage");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -10784,7 +10785,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.sharedImage) !== undefined) seen += u32(m, o + 16, x, S, "sharedImage");
+    if ((x = v.sharedImage) !== undefined) seen += bool(m, o + 16, x, S, "sharedImage");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -10809,7 +10810,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pushConstantBank) !== undefined) seen += u32(m, o + 16, x, S, "pushConstantBank");
+    if ((x = v.pushConstantBank) !== undefined) seen += bool(m, o + 16, x, S, "pushConstantBank");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -10900,7 +10901,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.queuePerfHint) !== undefined) seen += u32(m, o + 16, x, S, "queuePerfHint");
+    if ((x = v.queuePerfHint) !== undefined) seen += bool(m, o + 16, x, S, "queuePerfHint");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -10950,7 +10951,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.shaderRawAccessChains) !== undefined) seen += u32(m, o + 16, x, S, "shaderRawAccessChains");
+    if ((x = v.shaderRawAccessChains) !== undefined) seen += bool(m, o + 16, x, S, "shaderRawAccessChains");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -10976,7 +10977,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.rayTracingInvocationReorder) !== undefined) {
-      seen += u32(m, o + 16, x, S, "rayTracingInvocationReorder");
+      seen += bool(m, o + 16, x, S, "rayTracingInvocationReorder");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -11029,8 +11030,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.spheres) !== undefined) seen += u32(m, o + 16, x, S, "spheres");
-    if ((x = v.linearSweptSpheres) !== undefined) seen += u32(m, o + 20, x, S, "linearSweptSpheres");
+    if ((x = v.spheres) !== undefined) seen += bool(m, o + 16, x, S, "spheres");
+    if ((x = v.linearSweptSpheres) !== undefined) seen += bool(m, o + 20, x, S, "linearSweptSpheres");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -11056,9 +11057,9 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.rayTracingMotionBlur) !== undefined) seen += u32(m, o + 16, x, S, "rayTracingMotionBlur");
+    if ((x = v.rayTracingMotionBlur) !== undefined) seen += bool(m, o + 16, x, S, "rayTracingMotionBlur");
     if ((x = v.rayTracingMotionBlurPipelineTraceRaysIndirect) !== undefined) {
-      seen += u32(m, o + 20, x, S, "rayTracingMotionBlurPipelineTraceRaysIndirect");
+      seen += bool(m, o + 20, x, S, "rayTracingMotionBlurPipelineTraceRaysIndirect");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -11128,7 +11129,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.rayTracingValidation) !== undefined) seen += u32(m, o + 16, x, S, "rayTracingValidation");
+    if ((x = v.rayTracingValidation) !== undefined) seen += bool(m, o + 16, x, S, "rayTracingValidation");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -11154,7 +11155,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.relaxedLineRasterization) !== undefined) {
-      seen += u32(m, o + 16, x, S, "relaxedLineRasterization");
+      seen += bool(m, o + 16, x, S, "relaxedLineRasterization");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -11180,7 +11181,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.renderPassStriped) !== undefined) seen += u32(m, o + 16, x, S, "renderPassStriped");
+    if ((x = v.renderPassStriped) !== undefined) seen += bool(m, o + 16, x, S, "renderPassStriped");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -11237,7 +11238,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.representativeFragmentTest) !== undefined) {
-      seen += u32(m, o + 16, x, S, "representativeFragmentTest");
+      seen += bool(m, o + 16, x, S, "representativeFragmentTest");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -11298,7 +11299,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.schedulingControls) !== undefined) seen += u32(m, o + 16, x, S, "schedulingControls");
+    if ((x = v.schedulingControls) !== undefined) seen += bool(m, o + 16, x, S, "schedulingControls");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -11351,7 +11352,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.shaderFloat16VectorAtomics) !== undefined) {
-      seen += u32(m, o + 16, x, S, "shaderFloat16VectorAtomics");
+      seen += bool(m, o + 16, x, S, "shaderFloat16VectorAtomics");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -11377,7 +11378,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.shaderCoreBuiltins) !== undefined) seen += u32(m, o + 16, x, S, "shaderCoreBuiltins");
+    if ((x = v.shaderCoreBuiltins) !== undefined) seen += bool(m, o + 16, x, S, "shaderCoreBuiltins");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -11547,7 +11548,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.shaderEarlyAndLateFragmentTests) !== undefined) {
-      seen += u32(m, o + 16, x, S, "shaderEarlyAndLateFragmentTests");
+      seen += bool(m, o + 16, x, S, "shaderEarlyAndLateFragmentTests");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -11573,8 +11574,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.shaderEnqueue) !== undefined) seen += u32(m, o + 16, x, S, "shaderEnqueue");
-    if ((x = v.shaderMeshEnqueue) !== undefined) seen += u32(m, o + 20, x, S, "shaderMeshEnqueue");
+    if ((x = v.shaderEnqueue) !== undefined) seen += bool(m, o + 16, x, S, "shaderEnqueue");
+    if ((x = v.shaderMeshEnqueue) !== undefined) seen += bool(m, o + 20, x, S, "shaderMeshEnqueue");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -11650,7 +11651,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.imageFootprint) !== undefined) seen += u32(m, o + 16, x, S, "imageFootprint");
+    if ((x = v.imageFootprint) !== undefined) seen += bool(m, o + 16, x, S, "imageFootprint");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -11675,7 +11676,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.shaderInstrumentation) !== undefined) seen += u32(m, o + 16, x, S, "shaderInstrumentation");
+    if ((x = v.shaderInstrumentation) !== undefined) seen += bool(m, o + 16, x, S, "shaderInstrumentation");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -11702,7 +11703,7 @@ export function structs() {
     }
     if ((x = v.numMetrics) !== undefined) seen += u32(m, o + 16, x, S, "numMetrics");
     if ((x = v.perBasicBlockGranularity) !== undefined) {
-      seen += u32(m, o + 20, x, S, "perBasicBlockGranularity");
+      seen += bool(m, o + 20, x, S, "perBasicBlockGranularity");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -11730,7 +11731,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.shaderIntegerFunctions2) !== undefined) {
-      seen += u32(m, o + 16, x, S, "shaderIntegerFunctions2");
+      seen += bool(m, o + 16, x, S, "shaderIntegerFunctions2");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -11757,16 +11758,16 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.shaderMixedFloatDotProductFloat16AccFloat32) !== undefined) {
-      seen += u32(m, o + 16, x, S, "shaderMixedFloatDotProductFloat16AccFloat32");
+      seen += bool(m, o + 16, x, S, "shaderMixedFloatDotProductFloat16AccFloat32");
     }
     if ((x = v.shaderMixedFloatDotProductFloat16AccFloat16) !== undefined) {
-      seen += u32(m, o + 20, x, S, "shaderMixedFloatDotProductFloat16AccFloat16");
+      seen += bool(m, o + 20, x, S, "shaderMixedFloatDotProductFloat16AccFloat16");
     }
     if ((x = v.shaderMixedFloatDotProductBFloat16Acc) !== undefined) {
-      seen += u32(m, o + 24, x, S, "shaderMixedFloatDotProductBFloat16Acc");
+      seen += bool(m, o + 24, x, S, "shaderMixedFloatDotProductBFloat16Acc");
     }
     if ((x = v.shaderMixedFloatDotProductFloat8AccFloat32) !== undefined) {
-      seen += u32(m, o + 28, x, S, "shaderMixedFloatDotProductFloat8AccFloat32");
+      seen += bool(m, o + 28, x, S, "shaderMixedFloatDotProductFloat8AccFloat32");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -11796,7 +11797,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.shaderMultipleWaitQueues) !== undefined) {
-      seen += u32(m, o + 16, x, S, "shaderMultipleWaitQueues");
+      seen += bool(m, o + 16, x, S, "shaderMultipleWaitQueues");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -11847,7 +11848,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.shaderSMBuiltins) !== undefined) seen += u32(m, o + 16, x, S, "shaderSMBuiltins");
+    if ((x = v.shaderSMBuiltins) !== undefined) seen += bool(m, o + 16, x, S, "shaderSMBuiltins");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -11899,9 +11900,9 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.shadingRateImage) !== undefined) seen += u32(m, o + 16, x, S, "shadingRateImage");
+    if ((x = v.shadingRateImage) !== undefined) seen += bool(m, o + 16, x, S, "shadingRateImage");
     if ((x = v.shadingRateCoarseSampleOrder) !== undefined) {
-      seen += u32(m, o + 20, x, S, "shadingRateCoarseSampleOrder");
+      seen += bool(m, o + 20, x, S, "shadingRateCoarseSampleOrder");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -11963,7 +11964,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.subpassShading) !== undefined) seen += u32(m, o + 16, x, S, "subpassShading");
+    if ((x = v.subpassShading) !== undefined) seen += bool(m, o + 16, x, S, "subpassShading");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -12015,18 +12016,18 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.tensorNonPacked) !== undefined) seen += u32(m, o + 16, x, S, "tensorNonPacked");
-    if ((x = v.shaderTensorAccess) !== undefined) seen += u32(m, o + 20, x, S, "shaderTensorAccess");
+    if ((x = v.tensorNonPacked) !== undefined) seen += bool(m, o + 16, x, S, "tensorNonPacked");
+    if ((x = v.shaderTensorAccess) !== undefined) seen += bool(m, o + 20, x, S, "shaderTensorAccess");
     if ((x = v.shaderStorageTensorArrayDynamicIndexing) !== undefined) {
-      seen += u32(m, o + 24, x, S, "shaderStorageTensorArrayDynamicIndexing");
+      seen += bool(m, o + 24, x, S, "shaderStorageTensorArrayDynamicIndexing");
     }
     if ((x = v.shaderStorageTensorArrayNonUniformIndexing) !== undefined) {
-      seen += u32(m, o + 28, x, S, "shaderStorageTensorArrayNonUniformIndexing");
+      seen += bool(m, o + 28, x, S, "shaderStorageTensorArrayNonUniformIndexing");
     }
     if ((x = v.descriptorBindingStorageTensorUpdateAfterBind) !== undefined) {
-      seen += u32(m, o + 32, x, S, "descriptorBindingStorageTensorUpdateAfterBind");
+      seen += bool(m, o + 32, x, S, "descriptorBindingStorageTensorUpdateAfterBind");
     }
-    if ((x = v.tensors) !== undefined) seen += u32(m, o + 36, x, S, "tensors");
+    if ((x = v.tensors) !== undefined) seen += bool(m, o + 36, x, S, "tensors");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -12084,7 +12085,7 @@ export function structs() {
       seen += u32(m, o + 76, x, S, "maxPerStageDescriptorUpdateAfterBindStorageTensors");
     }
     if ((x = v.shaderStorageTensorArrayNonUniformIndexingNative) !== undefined) {
-      seen += u32(m, o + 80, x, S, "shaderStorageTensorArrayNonUniformIndexingNative");
+      seen += bool(m, o + 80, x, S, "shaderStorageTensorArrayNonUniformIndexingNative");
     }
     if ((x = v.shaderTensorSupportedStages) !== undefined) {
       seen += u32(m, o + 84, x, S, "shaderTensorSupportedStages");
@@ -12125,7 +12126,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.throttleHint) !== undefined) seen += u32(m, o + 16, x, S, "throttleHint");
+    if ((x = v.throttleHint) !== undefined) seen += bool(m, o + 16, x, S, "throttleHint");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -12150,7 +12151,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.tileMemoryHeap) !== undefined) seen += u32(m, o + 16, x, S, "tileMemoryHeap");
+    if ((x = v.tileMemoryHeap) !== undefined) seen += bool(m, o + 16, x, S, "tileMemoryHeap");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -12175,8 +12176,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.queueSubmitBoundary) !== undefined) seen += u32(m, o + 16, x, S, "queueSubmitBoundary");
-    if ((x = v.tileBufferTransfers) !== undefined) seen += u32(m, o + 20, x, S, "tileBufferTransfers");
+    if ((x = v.queueSubmitBoundary) !== undefined) seen += bool(m, o + 16, x, S, "queueSubmitBoundary");
+    if ((x = v.tileBufferTransfers) !== undefined) seen += bool(m, o + 20, x, S, "tileBufferTransfers");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -12202,7 +12203,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.tileProperties) !== undefined) seen += u32(m, o + 16, x, S, "tileProperties");
+    if ((x = v.tileProperties) !== undefined) seen += bool(m, o + 16, x, S, "tileProperties");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -12227,39 +12228,39 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.tileShading) !== undefined) seen += u32(m, o + 16, x, S, "tileShading");
+    if ((x = v.tileShading) !== undefined) seen += bool(m, o + 16, x, S, "tileShading");
     if ((x = v.tileShadingFragmentStage) !== undefined) {
-      seen += u32(m, o + 20, x, S, "tileShadingFragmentStage");
+      seen += bool(m, o + 20, x, S, "tileShadingFragmentStage");
     }
     if ((x = v.tileShadingColorAttachments) !== undefined) {
-      seen += u32(m, o + 24, x, S, "tileShadingColorAttachments");
+      seen += bool(m, o + 24, x, S, "tileShadingColorAttachments");
     }
     if ((x = v.tileShadingDepthAttachments) !== undefined) {
-      seen += u32(m, o + 28, x, S, "tileShadingDepthAttachments");
+      seen += bool(m, o + 28, x, S, "tileShadingDepthAttachments");
     }
     if ((x = v.tileShadingStencilAttachments) !== undefined) {
-      seen += u32(m, o + 32, x, S, "tileShadingStencilAttachments");
+      seen += bool(m, o + 32, x, S, "tileShadingStencilAttachments");
     }
     if ((x = v.tileShadingInputAttachments) !== undefined) {
-      seen += u32(m, o + 36, x, S, "tileShadingInputAttachments");
+      seen += bool(m, o + 36, x, S, "tileShadingInputAttachments");
     }
     if ((x = v.tileShadingSampledAttachments) !== undefined) {
-      seen += u32(m, o + 40, x, S, "tileShadingSampledAttachments");
+      seen += bool(m, o + 40, x, S, "tileShadingSampledAttachments");
     }
-    if ((x = v.tileShadingPerTileDraw) !== undefined) seen += u32(m, o + 44, x, S, "tileShadingPerTileDraw");
+    if ((x = v.tileShadingPerTileDraw) !== undefined) seen += bool(m, o + 44, x, S, "tileShadingPerTileDraw");
     if ((x = v.tileShadingPerTileDispatch) !== undefined) {
-      seen += u32(m, o + 48, x, S, "tileShadingPerTileDispatch");
+      seen += bool(m, o + 48, x, S, "tileShadingPerTileDispatch");
     }
     if ((x = v.tileShadingDispatchTile) !== undefined) {
-      seen += u32(m, o + 52, x, S, "tileShadingDispatchTile");
+      seen += bool(m, o + 52, x, S, "tileShadingDispatchTile");
     }
-    if ((x = v.tileShadingApron) !== undefined) seen += u32(m, o + 56, x, S, "tileShadingApron");
+    if ((x = v.tileShadingApron) !== undefined) seen += bool(m, o + 56, x, S, "tileShadingApron");
     if ((x = v.tileShadingAnisotropicApron) !== undefined) {
-      seen += u32(m, o + 60, x, S, "tileShadingAnisotropicApron");
+      seen += bool(m, o + 60, x, S, "tileShadingAnisotropicApron");
     }
-    if ((x = v.tileShadingAtomicOps) !== undefined) seen += u32(m, o + 64, x, S, "tileShadingAtomicOps");
+    if ((x = v.tileShadingAtomicOps) !== undefined) seen += bool(m, o + 64, x, S, "tileShadingAtomicOps");
     if ((x = v.tileShadingImageProcessing) !== undefined) {
-      seen += u32(m, o + 68, x, S, "tileShadingImageProcessing");
+      seen += bool(m, o + 68, x, S, "tileShadingImageProcessing");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -12299,7 +12300,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.maxApronSize) !== undefined) seen += u32(m, o + 16, x, S, "maxApronSize");
-    if ((x = v.preferNonCoherent) !== undefined) seen += u32(m, o + 20, x, S, "preferNonCoherent");
+    if ((x = v.preferNonCoherent) !== undefined) seen += bool(m, o + 20, x, S, "preferNonCoherent");
     if ((x = v.tileGranularity) !== undefined) {
       seen++;
       if (typeof x !== "object" || x === null) badValue(S, "tileGranularity", x, "an object");
@@ -12338,7 +12339,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.videoEncodeRgbConversion) !== undefined) {
-      seen += u32(m, o + 16, x, S, "videoEncodeRgbConversion");
+      seen += bool(m, o + 16, x, S, "videoEncodeRgbConversion");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -12364,7 +12365,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.ycbcrDegamma) !== undefined) seen += u32(m, o + 16, x, S, "ycbcrDegamma");
+    if ((x = v.ycbcrDegamma) !== undefined) seen += bool(m, o + 16, x, S, "ycbcrDegamma");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -12446,7 +12447,7 @@ export function structs() {
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
     if ((x = v.coverageModulationMode) !== undefined) seen += u32(m, o + 20, x, S, "coverageModulationMode");
     if ((x = v.coverageModulationTableEnable) !== undefined) {
-      seen += u32(m, o + 24, x, S, "coverageModulationTableEnable");
+      seen += bool(m, o + 24, x, S, "coverageModulationTableEnable");
     }
     if ((x = v.pCoverageModulationTable) !== undefined) {
       seen++;
@@ -12520,7 +12521,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
-    if ((x = v.coverageToColorEnable) !== undefined) seen += u32(m, o + 20, x, S, "coverageToColorEnable");
+    if ((x = v.coverageToColorEnable) !== undefined) seen += bool(m, o + 20, x, S, "coverageToColorEnable");
     if ((x = v.coverageToColorLocation) !== undefined) {
       seen += u32(m, o + 24, x, S, "coverageToColorLocation");
     }
@@ -12662,7 +12663,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.representativeFragmentTestEnable) !== undefined) {
-      seen += u32(m, o + 16, x, S, "representativeFragmentTestEnable");
+      seen += bool(m, o + 16, x, S, "representativeFragmentTestEnable");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -12831,7 +12832,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.shadingRateImageEnable) !== undefined) seen += u32(m, o + 16, x, S, "shadingRateImageEnable");
+    if ((x = v.shadingRateImageEnable) !== undefined) seen += bool(m, o + 16, x, S, "shadingRateImageEnable");
     if ((x = v.pShadingRatePalettes) !== undefined) {
       seen++;
       let t = -1;
@@ -12945,7 +12946,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.viewportWScalingEnable) !== undefined) seen += u32(m, o + 16, x, S, "viewportWScalingEnable");
+    if ((x = v.viewportWScalingEnable) !== undefined) seen += bool(m, o + 16, x, S, "viewportWScalingEnable");
     if ((x = v.pViewportWScalings) !== undefined) {
       seen++;
       let t = -1;
@@ -13238,8 +13239,8 @@ export function structs() {
       seen += u32(m, o + 16, x, S, "supportedOutputGridSizes");
     }
     if ((x = v.supportedHintGridSizes) !== undefined) seen += u32(m, o + 20, x, S, "supportedHintGridSizes");
-    if ((x = v.hintSupported) !== undefined) seen += u32(m, o + 24, x, S, "hintSupported");
-    if ((x = v.costSupported) !== undefined) seen += u32(m, o + 28, x, S, "costSupported");
+    if ((x = v.hintSupported) !== undefined) seen += bool(m, o + 24, x, S, "hintSupported");
+    if ((x = v.costSupported) !== undefined) seen += bool(m, o + 28, x, S, "costSupported");
     if ((x = v.minWidth) !== undefined) seen += u32(m, o + 32, x, S, "minWidth");
     if ((x = v.minHeight) !== undefined) seen += u32(m, o + 36, x, S, "minHeight");
     if ((x = v.maxWidth) !== undefined) seen += u32(m, o + 40, x, S, "maxWidth");
@@ -13431,7 +13432,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.allowClusterAccelerationStructure) !== undefined) {
-      seen += u32(m, o + 16, x, S, "allowClusterAccelerationStructure");
+      seen += bool(m, o + 16, x, S, "allowClusterAccelerationStructure");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -13616,7 +13617,7 @@ export function structs() {
         f0 = "pCounterAddresses";
       }
     } else missing(S, "pCounterAddresses", x);
-    if ((x = v.serializeRegions) !== undefined) seen += u32(m, o + 32, x, S, "serializeRegions");
+    if ((x = v.serializeRegions) !== undefined) seen += bool(m, o + 32, x, S, "serializeRegions");
     if ((x = v.pCounterIndices) != null) {
       seen++;
       let t = -1;
@@ -13967,8 +13968,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.enableYDegamma) !== undefined) seen += u32(m, o + 16, x, S, "enableYDegamma");
-    if ((x = v.enableCbCrDegamma) !== undefined) seen += u32(m, o + 20, x, S, "enableCbCrDegamma");
+    if ((x = v.enableYDegamma) !== undefined) seen += bool(m, o + 16, x, S, "enableYDegamma");
+    if ((x = v.enableCbCrDegamma) !== undefined) seen += bool(m, o + 20, x, S, "enableCbCrDegamma");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -14558,7 +14559,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.presentBarrierSupported) !== undefined) {
-      seen += u32(m, o + 16, x, S, "presentBarrierSupported");
+      seen += bool(m, o + 16, x, S, "presentBarrierSupported");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -14614,7 +14615,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.localDimmingEnable) !== undefined) seen += u32(m, o + 16, x, S, "localDimmingEnable");
+    if ((x = v.localDimmingEnable) !== undefined) seen += bool(m, o + 16, x, S, "localDimmingEnable");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -14687,7 +14688,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.latencyModeEnable) !== undefined) seen += u32(m, o + 16, x, S, "latencyModeEnable");
+    if ((x = v.latencyModeEnable) !== undefined) seen += bool(m, o + 16, x, S, "latencyModeEnable");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -14712,7 +14713,7 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.presentBarrierEnable) !== undefined) seen += u32(m, o + 16, x, S, "presentBarrierEnable");
+    if ((x = v.presentBarrierEnable) !== undefined) seen += bool(m, o + 16, x, S, "presentBarrierEnable");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -15245,7 +15246,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.supportsTextureGatherLODBiasAMD) !== undefined) {
-      seen += u32(m, o + 16, x, S, "supportsTextureGatherLODBiasAMD");
+      seen += bool(m, o + 16, x, S, "supportsTextureGatherLODBiasAMD");
     }
     let keys = 0;
     for (const _ in v) keys++;
@@ -15480,7 +15481,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.performEncodeRgbConversion) !== undefined) {
-      seen += u32(m, o + 16, x, S, "performEncodeRgbConversion");
+      seen += bool(m, o + 16, x, S, "performEncodeRgbConversion");
     }
     let keys = 0;
     for (const _ in v) keys++;
