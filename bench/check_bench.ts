@@ -1,19 +1,72 @@
 /**
- * Type-checking a user's program: `deno check` of examples/compute.ts (VkApi, imported from the checkout)
- * against bench/webgpu/compute.ts (the same job on Deno's WebGPU), each with a fresh `DENO_DIR`, then again
- * after a one-line edit; "peak RSS" is the checking process's maximum resident set (GNU time's `%M`).
+ * Type-checking a user's program: `deno check` of examples/compute.ts (VkApi) imported from the checkout, and
+ * the same program importing the package as published (`jsr:`, from a local registry: _local_jsr.ts), against
+ * bench/webgpu/compute.ts (the same job on Deno's WebGPU), each with a fresh `DENO_DIR`, then again after a
+ * one-line edit; "peak RSS" is the checking process's maximum resident set (GNU time's `%M`).
  *
  * @module
  */
 
+import { dirname, relative, resolve } from "node:path";
+import { type LocalJsr, startLocalJsr } from "./_local_jsr.ts";
 import { type PairedCase, runPaired } from "./_paired.ts";
 
-type Side = "vkdeno" | "webgpu";
+type Side = "vkdeno" | "published" | "webgpu";
 
-const PROGRAM: Record<Side, string> = {
-  vkdeno: new URL("../examples/compute.ts", import.meta.url).pathname,
-  webgpu: new URL("./webgpu/compute.ts", import.meta.url).pathname,
+const ROOT = new URL("..", import.meta.url).pathname;
+const EXAMPLE = `${ROOT}examples/compute.ts`;
+const PROGRAM: Record<Exclude<Side, "published">, string> = {
+  vkdeno: EXAMPLE,
+  webgpu: `${ROOT}bench/webgpu/compute.ts`,
 };
+
+/** The registry the published side's program imports from, started before the first round. */
+let registry: LocalJsr | undefined;
+
+/**
+ * Copies examples/compute.ts and the example modules it imports into a new folder, with its imports of the
+ * checkout's entry points rewritten to `@vkdeno/loader[/...]`, and a deno.json mapping that to the registry's
+ * package (the repository's compiler options, so both vkdeno sides check the same program).
+ */
+function publishedProgram(jsr: LocalJsr): string {
+  const info = new Deno.Command(Deno.execPath(), { args: ["info", "--json", EXAMPLE], stdout: "piped" })
+    .outputSync();
+  const graph = JSON.parse(new TextDecoder().decode(info.stdout)) as { modules: { specifier: string }[] };
+  const examples = `${ROOT}examples/`;
+  const exports =
+    (JSON.parse(Deno.readTextFileSync(`${ROOT}deno.json`)) as { exports: Record<string, string> })
+      .exports;
+  const entry = new Map(Object.entries(exports).map(([key, file]) => [resolve(ROOT, file), key.slice(1)]));
+  const dir = Deno.makeTempDirSync({ prefix: "vkdeno-check-bench-published-" });
+  for (const { specifier } of graph.modules) {
+    const file = specifier.startsWith("file://") ? new URL(specifier).pathname : "";
+    if (!file.startsWith(examples)) continue;
+    const source = Deno.readTextFileSync(file).replace(
+      /(from |import\()"(\.\.?\/[^"]+)"/g,
+      (all, head, path) => {
+        const target = resolve(dirname(file), path);
+        if (target.startsWith(examples)) return all;
+        const key = entry.get(target);
+        if (key === undefined) throw new Error(`${file} imports ${path}, which is not an entry point`);
+        return `${head}"@vkdeno/loader${key}"`;
+      },
+    );
+    const dest = `${dir}/${relative(examples, file)}`;
+    Deno.mkdirSync(dirname(dest), { recursive: true });
+    Deno.writeTextFileSync(dest, source);
+  }
+  const config = JSON.parse(Deno.readTextFileSync(`${ROOT}deno.json`)) as { compilerOptions: unknown };
+  const imports = Object.fromEntries(
+    Object.keys(exports).map((
+      key,
+    ) => [`@vkdeno/loader${key.slice(1)}`, `jsr:@vkdeno/loader@${jsr.version}${key.slice(1)}`]),
+  );
+  Deno.writeTextFileSync(
+    `${dir}/deno.json`,
+    JSON.stringify({ imports, compilerOptions: config.compilerOptions }),
+  );
+  return `${dir}/compute.ts`;
+}
 
 interface Checked {
   firstMs: number;
@@ -22,40 +75,51 @@ interface Checked {
 }
 
 /** Each side's checks so far, in run order; the edit and RSS groups replay them (rounds stay paired). */
-const checks: Record<Side, Checked[]> = { vkdeno: [], webgpu: [] };
+const checks: Record<Side, Checked[]> = { vkdeno: [], published: [], webgpu: [] };
 const replayAt: Record<"edit" | "rss", Record<Side, number>> = {
-  edit: { vkdeno: 0, webgpu: 0 },
-  rss: { vkdeno: 0, webgpu: 0 },
+  edit: { vkdeno: 0, published: 0, webgpu: 0 },
+  rss: { vkdeno: 0, published: 0, webgpu: 0 },
 };
 
-/** One `deno check` under GNU time: its wall milliseconds and peak RSS. */
-function timedCheck(file: string, denoDir: string): { ms: number; rssMiB: number } {
+/**
+ * Runs `deno <subcommand> <file>` from the file's folder (where a program's deno.json is found); timed under
+ * GNU time: its wall milliseconds and peak RSS.
+ */
+function deno(subcommand: "cache" | "check", file: string, env: Record<string, string>): {
+  ms: number;
+  rssMiB: number;
+} {
   const t0 = performance.now();
   const out = new Deno.Command("/usr/bin/time", {
-    args: ["-f", "%M", Deno.execPath(), "check", "--quiet", file],
-    env: { DENO_DIR: denoDir, NO_COLOR: "1" },
+    args: ["-f", "%M", Deno.execPath(), subcommand, "--quiet", file],
+    cwd: dirname(file),
+    env: { ...env, NO_COLOR: "1" },
     stdout: "null",
     stderr: "piped",
   }).outputSync();
   const ms = performance.now() - t0;
   const err = new TextDecoder().decode(out.stderr).trim();
-  if (!out.success) throw new Error(`Cannot check "${file}": exit code ${out.code}\n${err}`);
+  if (!out.success) throw new Error(`Cannot ${subcommand} "${file}": exit code ${out.code}\n${err}`);
   return { ms, rssMiB: Number(err.split("\n").at(-1)) / 1024 };
 }
 
 /**
  * Checks a copy of the side's program beside it (so its relative imports resolve) with a fresh DENO_DIR,
- * edits one line of the copy, checks again with the same DENO_DIR.
+ * edits one line of the copy, checks again with the same DENO_DIR. The published side's package is
+ * downloaded first, untimed: what is timed is the check a user of the installed package waits for.
  */
 function checkSide(side: Side): number {
-  const original = PROGRAM[side];
+  const original = side === "published" ? publishedProgram(registry!) : PROGRAM[side];
   const copy = original.replace(/\.ts$/, `.check_bench_${Deno.pid}.ts`);
   const denoDir = Deno.makeTempDirSync({ prefix: "vkdeno-check-bench-" });
+  const env: Record<string, string> = { DENO_DIR: denoDir };
+  if (side === "published") env.JSR_URL = registry!.url;
   try {
     Deno.writeTextFileSync(copy, Deno.readTextFileSync(original));
-    const first = timedCheck(copy, denoDir);
+    if (side === "published") deno("cache", copy, env);
+    const first = deno("check", copy, env);
     Deno.writeTextFileSync(copy, "\nexport const edited = 1;\n", { append: true });
-    const edit = timedCheck(copy, denoDir);
+    const edit = deno("check", copy, env);
     checks[side].push({
       firstMs: first.ms,
       editMs: edit.ms,
@@ -63,13 +127,14 @@ function checkSide(side: Side): number {
     });
     return first.ms;
   } finally {
-    Deno.removeSync(copy, { recursive: true });
+    Deno.removeSync(side === "published" ? dirname(original) : copy, { recursive: true });
     Deno.removeSync(denoDir, { recursive: true });
   }
 }
 
 const REF = "WebGPU program";
 const OURS = "vkdeno program (VkApi)";
+const PUBLISHED = "vkdeno program, package as published";
 const FIRST = "first check (fresh DENO_DIR)";
 const EDIT = "after a one-line edit";
 const RSS = "peak RSS";
@@ -80,31 +145,29 @@ function replay(group: "edit" | "rss", name: string, side: Side): PairedCase {
 }
 
 if (import.meta.main) {
-  await runPaired("bench/check_bench.ts", () => {
-    return Promise.resolve({
+  const replays = (group: "edit" | "rss") => [
+    replay(group, REF, "webgpu"),
+    replay(group, OURS, "vkdeno"),
+    replay(group, PUBLISHED, "published"),
+  ];
+  await runPaired("bench/check_bench.ts", async () => {
+    registry = await startLocalJsr();
+    return {
       groups: [
         {
           name: FIRST,
           baseline: REF,
           unit: "ms",
-          note: "`deno check` of a copy of each program beside it, with a DENO_DIR of its own.",
+          note:
+            "`deno check` of a copy of each program beside it, with a DENO_DIR of its own. \"As published\": examples/compute.ts importing `jsr:@vkdeno/loader`, served from a local registry holding the files `deno publish` uploads (bench/_local_jsr.ts), downloaded before the timed check; Deno checks a JSR package through its public declarations (JSR's fast check), not its modules' bodies.",
           cases: [
             { name: REF, run: () => {}, sample: () => checkSide("webgpu") },
             { name: OURS, run: () => {}, sample: () => checkSide("vkdeno") },
+            { name: PUBLISHED, run: () => {}, sample: () => checkSide("published") },
           ],
         },
-        {
-          name: EDIT,
-          baseline: REF,
-          unit: "ms",
-          cases: [replay("edit", REF, "webgpu"), replay("edit", OURS, "vkdeno")],
-        },
-        {
-          name: RSS,
-          baseline: REF,
-          unit: "MiB",
-          cases: [replay("rss", REF, "webgpu"), replay("rss", OURS, "vkdeno")],
-        },
+        { name: EDIT, baseline: REF, unit: "ms", cases: replays("edit") },
+        { name: RSS, baseline: REF, unit: "MiB", cases: replays("rss") },
       ],
       targets: [
         {
@@ -127,7 +190,25 @@ if (import.meta.main) {
           whyMissed:
             "after an edit Deno parses and binds the whole graph again (178 modules, 4.5 MB of declarations) and checks the edited file: with no library body checked and no JSDoc it is still 2.14x on the H200, with declaration-only modules ~2.0x (user CPU), an empty program 0.91x (docs/performance.md)",
         },
+        {
+          label: "deno check of examples/compute.ts importing the published package / the WebGPU program",
+          group: FIRST,
+          case: PUBLISHED,
+          against: REF,
+          op: "<=",
+          limit: 2,
+        },
+        {
+          label:
+            "deno check after a one-line edit, published package: examples/compute.ts / the WebGPU program",
+          group: EDIT,
+          case: PUBLISHED,
+          against: REF,
+          op: "<=",
+          limit: 1.2,
+        },
       ],
-    });
+      dispose: () => registry?.close(),
+    };
   }, { rounds: 3, warmup: 0 });
 }
