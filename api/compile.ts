@@ -25,14 +25,17 @@ import {
   integerExpected,
   type IntegerKind,
   integerValue,
+  isBitMask,
   isPointerObject,
   isWideNumber,
   readScalar,
   scalarExpects,
   type ScalarKind,
   scalarSize,
+  shownValue,
   writeScalar,
 } from "../vk/scalar.ts";
+import { COMMAND_PARAMS } from "../vk/generated/commands.ts";
 import { CallMemory } from "./call_memory.ts";
 import type { Check } from "../vk/handle_check_interface.ts";
 
@@ -64,22 +67,20 @@ function fail(message: string): never {
   throw new TypeError(message);
 }
 
-/** Throws for integer `v` that does not fit `kind` at `place`: a RangeError for a number, else a TypeError. */
-function misfit(place: string, v: unknown, kind: IntegerKind): never {
-  const message = `${place} expected ${integerExpected(v, kind)}, got ${shown(v)}`;
+/**
+ * Throws for integer `v` that does not fit `kind`, given as parameter `param` of `command` (`place` names it,
+ * and an array's element): a RangeError for a number, else a TypeError.
+ */
+function misfit(place: string, v: unknown, kind: IntegerKind, command: string, param: string): never {
+  const type = COMMAND_PARAMS[command]?.find((p) => p.name === param)?.type;
+  const mask = type !== undefined && isBitMask(type, param);
+  const message = `${place} expected ${integerExpected(v, kind, mask)}, got ${shownValue(v)}`;
   if (typeof v === "number" || typeof v === "bigint") throw new RangeError(message);
   return fail(message);
 }
 
 function at(command: string, param: string): string {
   return `Cannot call "${command}": parameter "${param}"`;
-}
-
-/** A wrong value as an error message shows it: numbers and bigints as written, strings quoted, else the type. */
-function shown(v: unknown): string {
-  if (typeof v === "bigint") return `${v}n`;
-  if (typeof v === "number" || typeof v === "boolean" || v == null) return String(v);
-  return typeof v === "string" ? JSON.stringify(v) : typeof v;
 }
 
 /**
@@ -435,10 +436,12 @@ export const RUNTIME = {
       const x = list[i];
       // An integer element must fit its type, as a parameter must (docs/behaviour.md V14).
       if (integer && integerValue(x, kind as IntegerKind) === undefined) {
-        return misfit(`${at(command, param)} element ${i}:`, x, kind as IntegerKind);
+        return misfit(`${at(command, param)} element ${i}:`, x, kind as IntegerKind, command, param);
       }
       if (!writeScalar(view, i * size, kind, x)) {
-        return fail(`${at(command, param)} element ${i}: expected ${scalarExpects(kind)}, got ${shown(x)}`);
+        return fail(
+          `${at(command, param)} element ${i}: expected ${scalarExpects(kind)}, got ${shownValue(x)}`,
+        );
       }
     }
     return m.pointer(buf);
@@ -449,7 +452,7 @@ export const RUNTIME = {
    * (docs/behaviour.md V14), where Deno's FFI would name neither (or keep the low bits).
    */
   integer(v: unknown, kind: IntegerKind, command: string, param: string): number {
-    return integerValue(v, kind) ?? misfit(at(command, param), v, kind);
+    return integerValue(v, kind) ?? misfit(at(command, param), v, kind, command, param);
   },
   /**
    * A 64-bit integer parameter given as something other than a bigint (the generated code passes a bigint
@@ -458,7 +461,9 @@ export const RUNTIME = {
   wide(v: unknown, signed: boolean, command: string, param: string): number | bigint {
     if (typeof v === "bigint" || (typeof v === "number" && isWideNumber(v, signed))) return v;
     if (v === null || isPointerObject(v)) return Deno.UnsafePointer.value(v);
-    return fail(`${at(command, param)} expected ${scalarExpects(signed ? "i64" : "u64")}, got ${shown(v)}`);
+    return fail(
+      `${at(command, param)} expected ${scalarExpects(signed ? "i64" : "u64")}, got ${shownValue(v)}`,
+    );
   },
   /** A scratch copy of a buffer C writes into; {@linkcode RUNTIME.back} copies it back after the call. */
   buffer(m: CallMemory, v: unknown, opt: boolean, command: string, param: string): Uint8Array | null {

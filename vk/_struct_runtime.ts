@@ -9,13 +9,15 @@ import {
   integerExpected,
   type IntegerKind,
   integerValue,
+  isBitMask,
   isPointerObject,
   isWideNumber,
   scalarExpects,
+  shownValue,
 } from "./scalar.ts";
 import type { Scratch } from "../ffi/scratch.ts";
 import { bytesOf, isBytes } from "../ffi/memory.ts";
-import { layoutOf } from "./struct_layout.ts";
+import { findLayout, layoutOf } from "./struct_layout.ts";
 import { ENDED_HANDLES } from "./handle.ts";
 
 /** A generated writer: `v` as the struct at byte `o` of `m`; `k` extra keys allowed (a pNext struct's type). */
@@ -81,15 +83,9 @@ function where(struct: string, member: string): string {
   return `member "${member}" of "${struct}"`;
 }
 
-function shown(value: unknown): string {
-  if (Array.isArray(value)) return "an array";
-  if (typeof value === "object" && value !== null) return "an object";
-  return String(value);
-}
-
 /** Throws the writer's error for a value member `member` of `struct` cannot take. */
 export function badValue(struct: string, member: string, value: unknown, expected: string): never {
-  throw new TypeError(`Cannot write "${shown(value)}" to ${where(struct, member)}: expected ${expected}`);
+  throw new TypeError(`Cannot write ${shownValue(value)} to ${where(struct, member)}: expected ${expected}`);
 }
 
 /** Throws for a pointer member the struct must have (docs/behaviour.md V13), given as undefined or null. */
@@ -112,7 +108,9 @@ export function mismatch(struct: string, count: string, a: string, na: number, b
 export function covers(x: unknown, n: number, struct: string, count: string, array: string): void {
   if (Number(x) > n) {
     throw new RangeError(
-      `Cannot write ${shown(x)} to ${where(struct, count)}: "${array}" has ${n} element${n === 1 ? "" : "s"}`,
+      `Cannot write ${shownValue(x)} to ${where(struct, count)}: "${array}" has ${n} element${
+        n === 1 ? "" : "s"
+      }`,
     );
   }
 }
@@ -209,11 +207,13 @@ function integer(v: unknown, kind: IntegerKind, struct: string, member: string, 
   const place = `${where(struct, member)}${i < 0 ? "" : ` element ${i}`}`;
   if (typeof v !== "number" && typeof v !== "bigint") {
     throw new TypeError(
-      `Cannot write "${shown(v)}" to ${place}: expected ${kind === "bool" ? "a boolean" : "a number"}`,
+      `Cannot write ${shownValue(v)} to ${place}: expected ${kind === "bool" ? "a boolean" : "a number"}`,
     );
   }
+  const type = kind === "u32" ? findLayout(struct)?.members.find((m) => m.name === member)?.type : undefined;
+  const mask = type !== undefined && isBitMask(type, member);
   throw new RangeError(
-    `Cannot write "${typeof v === "bigint" ? `${v}n` : v}" to ${place}: expected ${integerExpected(v, kind)}`,
+    `Cannot write ${shownValue(v)} to ${place}: expected ${integerExpected(v, kind, mask)}`,
   );
 }
 

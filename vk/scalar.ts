@@ -187,25 +187,62 @@ export function integerValue(v: unknown, kind: IntegerKind): number | undefined 
 }
 
 /**
- * What an integer of `kind` takes, for the error refusing `v`: the range, and for a negative `uint32_t` (what
- * JavaScript's bitwise operators give for bit 31 set, and `~0`) that `x >>> 0` makes it unsigned.
+ * What an integer of `kind` takes, for the error refusing `v`: the range, and where `mask` (the member or
+ * parameter holds a bit mask: {@linkcode isBitMask}) and `v` is a negative 32-bit integer (what JavaScript's
+ * bitwise operators give for bit 31 set, and `~0`) given for a `uint32_t`, that `x >>> 0` makes it unsigned.
  *
  * @example Usage
  * ```ts
  * import { integerExpected } from "./scalar.ts";
  * console.log(integerExpected(1.5, "u32")); // an integer from 0 to 4294967295 (uint32_t)
+ * console.log(integerExpected(-1, "u32", true)); // ...(uint32_t); `x >>> 0` makes a bitwise result unsigned
  * console.log(integerExpected(300, "u8")); // an integer from 0 to 255 (uint8_t)
  * console.log(integerExpected(300, 8)); // an integer from 0 to 255 (8-bit field)
  * console.log(integerExpected(2, "bool")); // true or false, or 1 or 0 (VkBool32: VK_TRUE or VK_FALSE)
  * ```
  */
-export function integerExpected(v: unknown, kind: IntegerKind): string {
+export function integerExpected(v: unknown, kind: IntegerKind, mask = false): string {
   if (kind === "bool") return "true or false, or 1 or 0 (VkBool32: VK_TRUE or VK_FALSE)";
   const [min, max, type] = rangeOf(kind);
-  const hint = kind === "u32" && typeof v === "number" && (v | 0) === v
+  const hint = mask && kind === "u32" && typeof v === "number" && v < 0 && (v | 0) === v
     ? "; `x >>> 0` makes a bitwise result unsigned"
     : "";
   return `an integer from ${min} to ${max} (${type})${hint}`;
+}
+
+/**
+ * Whether an integer of vk.xml type `type` named `name` holds a bit mask, where a negative number is likely
+ * a bitwise operator's result: a flags type (`VkBufferUsageFlags`), `VkSampleMask`, or a name ending in
+ * `Mask` (`compareMask`, `writeMask`, `deviceMask`, `viewMask`).
+ *
+ * @example Usage
+ * ```ts
+ * import { isBitMask } from "./scalar.ts";
+ * console.log(isBitMask("VkBufferUsageFlags", "usage"), isBitMask("uint32_t", "writeMask")); // true true
+ * console.log(isBitMask("uint32_t", "groupCountX")); // false
+ * ```
+ */
+export function isBitMask(type: string, name: string): boolean {
+  return type.includes("Flags") || type === "VkSampleMask" || /mask$/i.test(name);
+}
+
+/**
+ * A value as the error refusing it shows it: a number, a bigint (`5n`), a boolean, null or undefined as
+ * written; a string quoted (a number given as a string shows as one); an array or an object by kind.
+ *
+ * @example Usage
+ * ```ts
+ * import { shownValue } from "./scalar.ts";
+ * console.log(shownValue(70000), shownValue("70000"), shownValue(2n), shownValue([1])); // 70000 "70000" 2n an array
+ * ```
+ */
+export function shownValue(v: unknown): string {
+  if (typeof v === "bigint") return `${v}n`;
+  if (typeof v === "string") return JSON.stringify(v);
+  if (Array.isArray(v)) return "an array";
+  if (typeof v === "object" && v !== null) return "an object";
+  if (typeof v === "function" || typeof v === "symbol") return `a ${typeof v}`;
+  return String(v);
 }
 
 /**
