@@ -1,6 +1,6 @@
 /**
  * Type-checking a user's program: `deno check` of examples/compute.ts (VkApi) imported from the checkout, and
- * the same program importing the package as published (`jsr:`, from a local registry: _local_jsr.ts), against
+ * the same program importing the package as published (`jsr:`, from a local registry: tests/support/local_jsr.ts), against
  * bench/webgpu/compute.ts (the same job on Deno's WebGPU), each with a fresh `DENO_DIR`, then again after a
  * one-line edit; "peak RSS" is the checking process's maximum resident set (GNU time's `%M`).
  *
@@ -8,12 +8,13 @@
  */
 
 import { dirname, relative, resolve } from "node:path";
-import { type LocalJsr, startLocalJsr } from "./_local_jsr.ts";
+import { fileURLToPath } from "node:url";
+import { type LocalJsr, startLocalJsr } from "../tests/support/local_jsr.ts";
 import { type PairedCase, runPaired } from "./_paired.ts";
 
 type Side = "vkdeno" | "published" | "webgpu";
 
-const ROOT = new URL("..", import.meta.url).pathname;
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const EXAMPLE = `${ROOT}examples/compute.ts`;
 const PROGRAM: Record<Exclude<Side, "published">, string> = {
   vkdeno: EXAMPLE,
@@ -39,7 +40,7 @@ function publishedProgram(jsr: LocalJsr): string {
   const entry = new Map(Object.entries(exports).map(([key, file]) => [resolve(ROOT, file), key.slice(1)]));
   const dir = Deno.makeTempDirSync({ prefix: "vkdeno-check-bench-published-" });
   for (const { specifier } of graph.modules) {
-    const file = specifier.startsWith("file://") ? new URL(specifier).pathname : "";
+    const file = specifier.startsWith("file://") ? fileURLToPath(specifier) : "";
     if (!file.startsWith(examples)) continue;
     const source = Deno.readTextFileSync(file).replace(
       /(from |import\()"(\.\.?\/[^"]+)"/g,
@@ -159,7 +160,7 @@ if (import.meta.main) {
           baseline: REF,
           unit: "ms",
           note:
-            "`deno check` of a copy of each program beside it, with a DENO_DIR of its own. \"As published\": examples/compute.ts importing `jsr:@vkdeno/loader`, served from a local registry holding the files `deno publish` uploads (bench/_local_jsr.ts), downloaded before the timed check; Deno checks a JSR package through its public declarations (JSR's fast check), not its modules' bodies.",
+            "`deno check` of a copy of each program beside it, with a DENO_DIR of its own. \"As published\": examples/compute.ts importing `jsr:@vkdeno/loader`, served from a local registry holding the files `deno publish` uploads (tests/support/local_jsr.ts), downloaded before the timed check; Deno checks a JSR package through its public declarations (JSR's fast check), not its modules' bodies.",
           cases: [
             { name: REF, run: () => {}, sample: () => checkSide("webgpu") },
             { name: OURS, run: () => {}, sample: () => checkSide("vkdeno") },

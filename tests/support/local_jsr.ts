@@ -1,15 +1,19 @@
 /**
  * A JSR registry on 127.0.0.1 holding this checkout as `jsr:@vkdeno/loader`, the files `deno publish` would
- * upload: check_bench.ts type-checks a program against the package as a user of the published package gets it.
- * Run as a module, it is the registry's server (a child process, so a bench can block on `deno check`).
+ * upload, so a program can be checked and run against the package as its users get it (bench/check_bench.ts,
+ * tests/published_package_test.ts). Run as a module, it is the registry's server: a child process, so that a
+ * caller may block on `deno check`.
  *
  * @module
  */
 
-const ROOT = new URL("..", import.meta.url).pathname;
+import { fileURLToPath } from "node:url";
 
-/** A running local registry: its URL for `JSR_URL`, and how to stop it. */
-export interface LocalJsr {
+/** The checkout's root, ending in "/". */
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
+/** A running local registry: its URL for `JSR_URL`, the package's version, and how to stop it. */
+export interface LocalJsr extends Disposable {
   readonly url: string;
   readonly version: string;
   close(): void;
@@ -25,7 +29,9 @@ function publishedFiles(): string[] {
     stderr: "piped",
   }).outputSync();
   const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
-  const files = [...text.matchAll(/^\s+file:\/\/(\S+) \(/gm)].map((m) => m[1]!.slice(ROOT.length - 1));
+  const files = [...text.matchAll(/^\s+(file:\/\/\S+) \(/gm)].map((m) =>
+    fileURLToPath(m[1]!).slice(ROOT.length - 1)
+  );
   if (!out.success || files.length === 0) throw new Error(`deno publish --dry-run failed:\n${text}`);
   return files;
 }
@@ -58,7 +64,7 @@ export async function startLocalJsr(): Promise<LocalJsr> {
     JSON.stringify({ manifest, exports: config.exports }),
   );
   const server = new Deno.Command(Deno.execPath(), {
-    args: ["run", `--allow-read=${dir}`, "--allow-net=127.0.0.1", new URL(import.meta.url).pathname, dir],
+    args: ["run", `--allow-read=${dir}`, "--allow-net=127.0.0.1", fileURLToPath(import.meta.url), dir],
     stdout: "piped",
     stderr: "inherit",
   }).spawn();
@@ -66,15 +72,12 @@ export async function startLocalJsr(): Promise<LocalJsr> {
   const first = await reader.read();
   const port = Number(first.value?.trim());
   if (!(port > 0)) throw new Error(`the local JSR registry did not start: ${first.value ?? "no output"}`);
-  return {
-    url: `http://127.0.0.1:${port}/`,
-    version: config.version,
-    close() {
-      reader.releaseLock();
-      server.kill();
-      Deno.removeSync(dir, { recursive: true });
-    },
+  const close = () => {
+    reader.releaseLock();
+    server.kill();
+    Deno.removeSync(dir, { recursive: true });
   };
+  return { url: `http://127.0.0.1:${port}/`, version: config.version, close, [Symbol.dispose]: close };
 }
 
 if (import.meta.main) {
