@@ -1,8 +1,8 @@
 /**
- * Type-checking a user's program: `deno check` of examples/compute.ts (VkApi) imported from the checkout, and
- * the same program importing the package as published (`jsr:`, from a local registry: tests/support/local_jsr.ts), against
- * bench/webgpu/compute.ts (the same job on Deno's WebGPU), each with a fresh `DENO_DIR`, then again after a
- * one-line edit; "peak RSS" is the checking process's maximum resident set (GNU time's `%M`).
+ * Type-checking a user's program: `deno check` of examples/compute.ts (VkApi) importing the checkout, and of
+ * the same program importing the package as published (`jsr:`, from tests/support/local_jsr.ts's registry),
+ * against bench/webgpu/compute.ts (the same job on Deno's WebGPU), each with a fresh `DENO_DIR`, then again
+ * after a one-line edit; "peak RSS" is the checking process's maximum resident set (GNU time's `%M`).
  *
  * @module
  */
@@ -33,11 +33,16 @@ function publishedProgram(jsr: LocalJsr): string {
   const info = new Deno.Command(Deno.execPath(), { args: ["info", "--json", EXAMPLE], stdout: "piped" })
     .outputSync();
   const graph = JSON.parse(new TextDecoder().decode(info.stdout)) as { modules: { specifier: string }[] };
+  const config = JSON.parse(Deno.readTextFileSync(`${ROOT}deno.json`)) as {
+    exports: Record<string, string>;
+    compilerOptions: unknown;
+  };
+  // "./layers" -> "/layers": the import map's and the jsr: specifier's suffix for each entry point.
+  const suffixes = Object.keys(config.exports).map((key) => key.slice(1));
+  const suffixOf = new Map(
+    Object.entries(config.exports).map(([key, file]) => [resolve(ROOT, file), key.slice(1)]),
+  );
   const examples = `${ROOT}examples/`;
-  const exports =
-    (JSON.parse(Deno.readTextFileSync(`${ROOT}deno.json`)) as { exports: Record<string, string> })
-      .exports;
-  const entry = new Map(Object.entries(exports).map(([key, file]) => [resolve(ROOT, file), key.slice(1)]));
   const dir = Deno.makeTempDirSync({ prefix: "vkdeno-check-bench-published-" });
   for (const { specifier } of graph.modules) {
     const file = specifier.startsWith("file://") ? fileURLToPath(specifier) : "";
@@ -47,21 +52,17 @@ function publishedProgram(jsr: LocalJsr): string {
       (all, head, path) => {
         const target = resolve(dirname(file), path);
         if (target.startsWith(examples)) return all;
-        const key = entry.get(target);
-        if (key === undefined) throw new Error(`${file} imports ${path}, which is not an entry point`);
-        return `${head}"@vkdeno/loader${key}"`;
+        const suffix = suffixOf.get(target);
+        if (suffix === undefined) throw new Error(`${file} imports ${path}, which is not an entry point`);
+        return `${head}"@vkdeno/loader${suffix}"`;
       },
     );
     const dest = `${dir}/${relative(examples, file)}`;
     Deno.mkdirSync(dirname(dest), { recursive: true });
     Deno.writeTextFileSync(dest, source);
   }
-  const config = JSON.parse(Deno.readTextFileSync(`${ROOT}deno.json`)) as { compilerOptions: unknown };
-  const imports = Object.fromEntries(
-    Object.keys(exports).map((
-      key,
-    ) => [`@vkdeno/loader${key.slice(1)}`, `jsr:@vkdeno/loader@${jsr.version}${key.slice(1)}`]),
-  );
+  const pkg = `jsr:@vkdeno/loader@${jsr.version}`;
+  const imports = Object.fromEntries(suffixes.map((s) => [`@vkdeno/loader${s}`, `${pkg}${s}`]));
   Deno.writeTextFileSync(
     `${dir}/deno.json`,
     JSON.stringify({ imports, compilerOptions: config.compilerOptions }),
