@@ -215,9 +215,10 @@ export class Vulkan implements Disposable {
     }
     // The commands that run JavaScript anyway check their handles; checked mode puts every command but
     // the proc-addr queries behind the checks (chain/handle_check.ts). Native stubs stay bare otherwise.
+    // The checks' errors name the command as called (an alias too).
     const bare = fn;
     if (!PROC_ADDR.has(info.name) && (checks.checked || js)) {
-      fn = checks.wrap(info.name, fn as (...a: unknown[]) => unknown) as VulkanCommand;
+      fn = checks.wrap(name, fn as (...a: unknown[]) => unknown) as VulkanCommand;
     }
     registerCommand(fn, info.name, checks, fn !== bare || PROC_ADDR.has(info.name));
     this.#commands.set(name, fn);

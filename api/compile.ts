@@ -58,6 +58,7 @@ export type CompiledCommand = (
   fn: RawCommand,
   owner: CommandOwner,
   check: Check,
+  called: string,
 ) => (...args: unknown[]) => unknown;
 
 type Runtime = typeof RUNTIME;
@@ -72,7 +73,7 @@ function fail(message: string): never {
  * and an array's element): a RangeError for a number, else a TypeError.
  */
 function misfit(place: string, v: unknown, kind: IntegerKind, command: string, param: string): never {
-  const type = COMMAND_PARAMS[command]?.find((p) => p.name === param)?.type;
+  const type = COMMAND_PARAMS[targetOf(command)]?.find((p) => p.name === param)?.type;
   const mask = type !== undefined && isBitMask(type, param);
   const message = `${place} expected ${integerExpected(v, kind, mask)}, got ${shownValue(v)}`;
   if (typeof v === "number" || typeof v === "bigint") throw new RangeError(message);
@@ -628,7 +629,8 @@ function table(): Readonly<Record<string, CommandFactory>> {
  * ```ts
  * import { compileCommand, RUNTIME } from "./compile.ts";
  * const draw = compileCommand("vkCmdDraw");
- * console.log(typeof draw(RUNTIME, () => undefined, { noteAllocation() {}, allocationSize: () => undefined, noteMapping() {} }, () => {})); // "function"
+ * const owner = { noteAllocation() {}, allocationSize: () => undefined, noteMapping() {} };
+ * console.log(typeof draw(RUNTIME, () => undefined, owner, () => {}, "vkCmdDraw")); // "function"
  * ```
  * @throws {TypeError} If `name` is not a command of vk.xml.
  */

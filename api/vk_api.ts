@@ -357,8 +357,9 @@ export class VkApi implements Disposable {
     }
     // The raw command behind the command source's handle checks (a null, destroyed or foreign handle throws
     // naming the command and the parameter) when the source has them and the command lacks its own.
-    const call = checkedCall(source, target, raw as Fn);
-    const fn = compileCommand(target)(RUNTIME, call.fn, this.#hooks, call.check);
+    // Both under the name called: an alias's errors name the alias (vkCmdSetLineStippleEXT), not its target.
+    const call = checkedCall(source, command, raw as Fn);
+    const fn = compileCommand(target)(RUNTIME, call.fn, this.#hooks, call.check, command);
     const at = destroyedArgument(target);
     if (at !== undefined) return this.#destroying(target, at, fn);
     // Unmapping detaches the ArrayBuffers mapped over the memory (vkUnmapMemory2 names it in a struct).

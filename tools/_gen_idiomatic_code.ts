@@ -1,8 +1,8 @@
 /**
  * Emits every command's idiomatic function as plain JavaScript (`idiomatic_commands.js`, with a small
- * `.d.ts`): per command a factory `createBuffer(rt, fn, owner)` returning the function named after the
- * command, straight-line code per parameter role of its plan (tools/_gen_idiomatic.ts), so what `VkApi` runs
- * is in a file and a stack trace names it. The run-time helpers it calls are api/compile.ts's `RUNTIME`.
+ * `.d.ts`): per command a factory `createBuffer(rt, fn, owner, check)` returning the function named after
+ * the command, straight-line code per parameter role of its plan (tools/_gen_idiomatic.ts), so what `VkApi`
+ * runs is in a file and a stack trace names it. The run-time helpers it calls are api/compile.ts's `RUNTIME`.
  *
  * @module
  */
@@ -79,12 +79,14 @@ function outputKey(param: string): string {
 
 /**
  * The JavaScript of command \`name\`'s idiomatic function: a factory taking the run-time helpers (\`rt\`,
- * api/compile.ts's \`RUNTIME\`), the raw command (\`fn\`), the \`VkApi\` it belongs to (\`owner\`) and the check
- * of its handle arguments (\`check\`), returning the function named after the command, straight-line code per
- * parameter role.
+ * api/compile.ts's \`RUNTIME\`), the raw command (\`fn\`), the \`VkApi\` it belongs to (\`owner\`), the check
+ * of its handle arguments (\`check\`) and, for a command with aliases, the name it is bound under (\`called\`,
+ * which its errors name), returning the function named after the command, straight-line code per parameter
+ * role.
  */
 function commandCode(
   name: string,
+  aliased: boolean,
   plan: Plan,
   params: readonly { name: string; type: string; pointer: number }[],
   layoutOf: (struct: string) => { size: number; align: number },
@@ -94,6 +96,8 @@ function commandCode(
   const size = (struct: string) => layoutOf(struct).size;
   const [resultKind, codes, roles] = plan;
   const q = JSON.stringify;
+  // What the errors name: the command as called, an alias too (fixed when the function is bound).
+  const N = aliased ? "called" : q(name);
   const user: string[] = [];
   const entries = new Map<string, string>();
   /** The constant holding struct `struct`'s entry, resolved once when the command is bound. */
@@ -147,7 +151,7 @@ function commandCode(
       `${w}(m, c, ${value}, 0);`,
       `a${i} = m.at(c);`,
       `} catch (e) {`,
-      `a${i} = rt.refit(m, top, e, ${e}, ${q(struct)}, ${all}, ${q(name)}, ${param});`,
+      `a${i} = rt.refit(m, top, e, ${e}, ${q(struct)}, ${all}, ${N}, ${param});`,
       `}`,
       `} else a${i} = ${slow};`,
     ];
@@ -166,7 +170,7 @@ function commandCode(
       case "v": {
         const value = role[1] === undefined ? u! : `${u} ?? ${role[1]}`;
         if (i > 0 && POOL_CHILDREN.has(p.type)) {
-          prep.push(`if (rt.ended.has(${u})) rt.gone(${u}, ${q(name)}, ${P});`);
+          prep.push(`if (rt.ended.has(${u})) rt.gone(${u}, ${N}, ${P});`);
         }
         if (role[2] === undefined) prep.push(`const a${i} = ${value};`);
         else if (Object.hasOwn(MISFITS, String(role[2]))) {
@@ -175,13 +179,13 @@ function commandCode(
           const a = `a${i}`;
           const kind = String(role[2]);
           const misfits = MISFITS[kind]!(a);
-          const call = `rt.integer(${a}, ${q(kind)}, ${q(name)}, ${P})`;
+          const call = `rt.integer(${a}, ${q(kind)}, ${N}, ${P})`;
           prep.push(`let ${a} = ${value};`, `if (typeof ${a} !== "number" || ${misfits}) ${a} = ${call};`);
         } else {
           // A bigint goes on as is; anything else is checked (a number must be a safe integer).
           const signed = role[2] === "i64" || role[2] === "isize";
           prep.push(
-            `const a${i} = typeof ${u} === "bigint" ? ${u} : rt.wide(${value}, ${signed}, ${q(name)}, ${P});`,
+            `const a${i} = typeof ${u} === "bigint" ? ${u} : rt.wide(${value}, ${signed}, ${N}, ${P});`,
           );
         }
         break;
@@ -191,7 +195,7 @@ function commandCode(
         prep.push(
           `let a${i} = 0;`,
           `if (${u} === true) a${i} = 1;`,
-          `else if (${u} !== false) a${i} = rt.integer(${u}, "bool", ${q(name)}, ${P});`,
+          `else if (${u} !== false) a${i} = rt.integer(${u}, "bool", ${N}, ${P});`,
         );
         break;
       case "n":
@@ -202,14 +206,12 @@ function commandCode(
         break;
       case "s":
         memory = true;
-        prep.push(`const a${i} = rt.str(m, ${u}, ${role[1] === true}, ${q(name)}, ${P});`);
+        prep.push(`const a${i} = rt.str(m, ${u}, ${role[1] === true}, ${N}, ${P});`);
         break;
       case "st": {
         memory = true;
         const struct = String(role[1]);
-        const slow = `rt.struct(m, ${entry(struct)}, ${q(struct)}, ${u}, ${role[2] === true}, ${
-          q(name)
-        }, ${P})`;
+        const slow = `rt.struct(m, ${entry(struct)}, ${q(struct)}, ${u}, ${role[2] === true}, ${N}, ${P})`;
         prep.push(...literal(i, struct, literalTest(u!), u!, slow, `[${u}]`, P));
         break;
       }
@@ -217,7 +219,7 @@ function commandCode(
         memory = true;
         const element = String(role[1]);
         const optional = role[3] === true;
-        const generic = `rt.array(m, ${q(element)}, ${q(role[2])}, ${u}, ${optional}, ${q(name)}, ${P}${
+        const generic = `rt.array(m, ${q(element)}, ${q(role[2])}, ${u}, ${optional}, ${N}, ${P}${
           element === "struct" ? `, ${entry(String(role[2]))}` : ""
         })`;
         // The common shapes (one handle, a Uint8Array, a small typed array of the element's type) are written
@@ -238,7 +240,7 @@ function commandCode(
             ...(child
               ? [
                 `if (e${i} !== seen${i} || rt.epoch !== seenAt${i}) {`,
-                `if (rt.ended.has(e${i})) rt.gone(e${i}, ${q(name)}, ${q(`${p.name}[0]`)});`,
+                `if (rt.ended.has(e${i})) rt.gone(e${i}, ${N}, ${q(`${p.name}[0]`)});`,
                 `seen${i} = e${i};`,
                 `seenAt${i} = rt.epoch;`,
                 `}`,
@@ -247,9 +249,9 @@ function commandCode(
             `const c = m.alloc(8, 8);`,
             `m.u64[c >> 3] = rt.address(e${i});`,
             `a${i} = m.at(c);`,
-            `} else a${i} = rt.handles(m, ${q(role[2])}, ${u}, ${optional}, ${q(name)}, ${P}, ${
-              role[4] === 1
-            }${child ? ", true" : ""});`,
+            `} else a${i} = rt.handles(m, ${q(role[2])}, ${u}, ${optional}, ${N}, ${P}, ${role[4] === 1}${
+              child ? ", true" : ""
+            });`,
           );
         } else if (element === "bytes") {
           prep.push(
@@ -258,7 +260,7 @@ function commandCode(
             `const c = m.alloc(${u}.byteLength, 8);`,
             `m.u8.set(${u}, c);`,
             `a${i} = m.at(c);`,
-            `} else a${i} = rt.bytes(m, ${u}, ${optional}, ${q(name)}, ${P});`,
+            `} else a${i} = rt.bytes(m, ${u}, ${optional}, ${N}, ${P});`,
           );
         } else if (view) {
           const at = `m.${role[2]}[(c >> 2) + j]`;
@@ -275,11 +277,11 @@ function commandCode(
       }
       case "fix":
         memory = true;
-        prep.push(`const a${i} = rt.scalars(m, ${q(role[1])}, ${u}, ${role[2]}, ${q(name)}, ${P});`);
+        prep.push(`const a${i} = rt.scalars(m, ${q(role[1])}, ${u}, ${role[2]}, ${N}, ${P});`);
         break;
       case "buf":
         memory = true;
-        prep.push(`const b${i} = rt.buffer(m, ${u}, ${role[1] === true}, ${q(name)}, ${P});`);
+        prep.push(`const b${i} = rt.buffer(m, ${u}, ${role[1] === true}, ${N}, ${P});`);
         prep.push(`const a${i} = b${i} === null ? null : m.pointer(b${i});`);
         after.push(`rt.back(b${i}, ${u});`);
         break;
@@ -313,7 +315,7 @@ function commandCode(
         if (takesChain) chain = `c${i}`;
         const e = entry(String(role[1]));
         prep.push(
-          `rt.outStruct(m, ${e}, ${q(role[1])}, ${off}, ${takesChain ? chain : "null"}, ${q(name)});`,
+          `rt.outStruct(m, ${e}, ${q(role[1])}, ${off}, ${takesChain ? chain : "null"}, ${N});`,
         );
         prep.push(`const a${i} = m.at(${off});`);
         after.push(`const o${i} = rt.readStruct(m, ${e}, ${off}, ${takesChain ? chain : "false"});`);
@@ -328,7 +330,7 @@ function commandCode(
         const [mem, at, size] = spec.length === 3
           ? spec.map((k) => `a${k}`)
           : [`${userOf[spec[0]!]}.memory`, `${userOf[spec[0]!]}.offset ?? 0n`, `${userOf[spec[0]!]}.size`];
-        after.push(`const o${i} = rt.mapped(owner, m, ${off}, ${mem}, ${at}, ${size}, ${q(name)});`);
+        after.push(`const o${i} = rt.mapped(owner, m, ${off}, ${mem}, ${at}, ${size}, ${N});`);
         outputs.push([outputKey(p.name), `o${i}`]);
         break;
       }
@@ -341,7 +343,7 @@ function commandCode(
         const chained = role[5] === 1 && chain === undefined;
         if (chained) {
           chain = `c${i}`;
-          prep.push(`const l${i} = rt.links(${chain}, ${q(name)});`);
+          prep.push(`const l${i} = rt.links(${chain}, ${N});`);
         }
         prep.push(`const n${i} = ${n};`);
         prep.push(
@@ -367,7 +369,7 @@ function commandCode(
         if (role[4] === 1 && chain === undefined) {
           chain = `c${i}`;
           twoCall!.chained = i;
-          prep.push(`const l${i} = rt.links(${chain}, ${q(name)});`);
+          prep.push(`const l${i} = rt.links(${chain}, ${N});`);
         }
         outputs.push([outputKey(p.name), `o${i}`]);
         break;
@@ -382,12 +384,12 @@ function commandCode(
     const kinds = arrays.map((k) => roles[k]![0] === "buf" ? "buf" : String(roles[k]![1]));
     arrays.forEach((k, j) => {
       const u = userOf[k]!;
-      const helper = `rt.len(${u}, ${q(kinds[j])}, ${q(name)}, ${q(params[k]!.name)})`;
+      const helper = `rt.len(${u}, ${q(kinds[j])}, ${N}, ${q(params[k]!.name)})`;
       const view = kinds[j] === "scalar" ? VIEWS[String(roles[k]![2])] : undefined;
       counts.push(`const n${i}_${j} = ${lengthOf(u, kinds[j]!, view, helper)};`);
       if (j > 0) {
         counts.push(
-          `if (n${i}_${j} !== n${i}_0 && ${userOf[k]} != null) rt.mismatch(${q(name)}, ${
+          `if (n${i}_${j} !== n${i}_0 && ${userOf[k]} != null) rt.mismatch(${N}, ${
             q(params[arrays[0]!]!.name)
           }, n${i}_0, ${q(params[k]!.name)}, n${i}_${j});`,
         );
@@ -402,7 +404,7 @@ function commandCode(
   // from it: the raw command is called here, a call site of its own (api/vk_api.ts).
   const checked = params.some((p) => p.pointer === 0 && isHandle(p.type));
   const checkLine = checked ? `check(${args.slice(0, 8).join(", ")});` : "";
-  const check = resultKind === 1 ? `if (r < 0) rt.fail(r, ${q(name)});` : "";
+  const check = resultKind === 1 ? `if (r < 0) rt.fail(r, ${N});` : "";
   const body: string[] = [];
   body.push(...counts.length ? reorder(prep, counts) : prep);
   if (twoCall) {
@@ -440,7 +442,7 @@ function commandCode(
     }
     body.push(`break;`, `}`);
     // Still VK_INCOMPLETE after 16 rounds: the count keeps growing.
-    if (resultKind === 1) body.push(`if (r === 5) rt.fail(5, ${q(name)});`);
+    if (resultKind === 1) body.push(`if (r === 5) rt.fail(5, ${N});`);
   } else {
     if (checkLine) body.push(checkLine);
     body.push(`${resultKind === 0 ? "" : "const r = "}${call};`);
@@ -464,7 +466,7 @@ function commandCode(
   const ends = roles[0]?.[0] === "v" && DISPATCHABLE.has(params[0]!.type);
   const guard = ends
     ? `if (u0 !== passed || rt.epoch !== passedAt) {
-if (rt.ended.has(u0)) rt.gone(u0, ${q(name)}, ${q(params[0]!.name)});
+if (rt.ended.has(u0)) rt.gone(u0, ${N}, ${q(params[0]!.name)});
 passed = u0;
 passedAt = rt.epoch;
 }
@@ -482,9 +484,9 @@ ${body.join("\n")}
 rt.leave(m);
 }`;
   return `/** \`${name}\`, idiomatic: bound to its raw command \`fn\` (api/compile.ts). */
-function ${fnName}(rt, fn${/\bowner\b/.test(inner) ? ", owner" : checked ? ", _owner" : ""}${
-    checked ? ", check" : ""
-  }) {
+function ${fnName}(rt, fn${/\bowner\b/.test(inner) ? ", owner" : checked || aliased ? ", _owner" : ""}${
+    checked ? ", check" : aliased ? ", _check" : ""
+  }${aliased ? ", called" : ""}) {
 ${prelude}${ends ? "let passed = null, passedAt = -1;\n" : ""}${
     lets.map((l) => `${l}\n`).join("")
   }return function ${fnName}(${user.join(", ")}) {
@@ -515,11 +517,12 @@ export function emitIdiomaticCode(
   const table: string[] = [];
   for (const name of [...plans.keys()].sort()) {
     const cmd = reg.commands.get(name)!;
-    code.push(commandCode(name, plans.get(name)!, cmd.params, layoutOf, result, isHandle));
+    const aliases = cmd.aliases.filter((alias) => reg.commandTarget.has(alias));
+    code.push(
+      commandCode(name, aliases.length > 0, plans.get(name)!, cmd.params, layoutOf, result, isHandle),
+    );
     table.push(`${name}: ${idiomaticName(name)},`);
-    for (const alias of cmd.aliases) {
-      if (reg.commandTarget.has(alias)) table.push(`${alias}: ${idiomaticName(name)},`);
-    }
+    for (const alias of aliases) table.push(`${alias}: ${idiomaticName(name)},`);
   }
   const files = new Map<string, string>();
   files.set(
@@ -549,14 +552,15 @@ ${table.sort().join("\n")}
     "idiomatic_commands.d.ts",
     `${header(reg, "Declarations of idiomatic_commands.js: its table.")}
 /**
- * A command's idiomatic function, given the run-time helpers, the raw command, its \`VkApi\` and the check of
- * its handle arguments to run before the call.
+ * A command's idiomatic function, given the run-time helpers, the raw command, its \`VkApi\`, the check of
+ * its handle arguments to run before the call and the name it is called by (an alias too), which its errors name.
  */
 export type CommandFactory = (
   rt: unknown,
   fn: (...args: never[]) => unknown,
   owner: unknown,
   check: (...args: unknown[]) => void,
+  called: string,
 ) => (...args: unknown[]) => unknown;
 
 /** Defines every command's factory; returns command or alias name -> the factory of its idiomatic function. */

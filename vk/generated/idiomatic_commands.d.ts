@@ -8,14 +8,15 @@
  */
 
 /**
- * A command's idiomatic function, given the run-time helpers, the raw command, its `VkApi` and the check of
- * its handle arguments to run before the call.
+ * A command's idiomatic function, given the run-time helpers, the raw command, its `VkApi`, the check of
+ * its handle arguments to run before the call and the name it is called by (an alias too), which its errors name.
  */
 export type CommandFactory = (
   rt: unknown,
   fn: (...args: never[]) => unknown,
   owner: unknown,
   check: (...args: unknown[]) => void,
+  called: string,
 ) => (...args: unknown[]) => unknown;
 
 /** Defines every command's factory; returns command or alias name -> the factory of its idiomatic function. */

@@ -611,13 +611,13 @@ export function commands() {
   }
 
   /** `vkBindBufferMemory2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function bindBufferMemory2(rt, fn, _owner, check) {
+  function bindBufferMemory2(rt, fn, _owner, check, called) {
     const E0 = rt.entry("VkBindBufferMemoryInfo");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
     return function bindBufferMemory2(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkBindBufferMemory2", "device");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "device");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -636,25 +636,14 @@ export function commands() {
             W0(m, c, e2, 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkBindBufferMemoryInfo", u1, "vkBindBufferMemory2", "pBindInfos");
+            a2 = rt.refit(m, top, e, E0, "VkBindBufferMemoryInfo", u1, called, "pBindInfos");
           }
-        } else {a2 = rt.array(
-            m,
-            "struct",
-            "VkBindBufferMemoryInfo",
-            u1,
-            false,
-            "vkBindBufferMemory2",
-            "pBindInfos",
-            E0,
-          );}
-        const n1_0 = Array.isArray(u1)
-          ? u1.length
-          : rt.len(u1, "struct", "vkBindBufferMemory2", "pBindInfos");
+        } else a2 = rt.array(m, "struct", "VkBindBufferMemoryInfo", u1, false, called, "pBindInfos", E0);
+        const n1_0 = Array.isArray(u1) ? u1.length : rt.len(u1, "struct", called, "pBindInfos");
         const a1 = n1_0;
         check(a0, a1, a2);
         const r = fn(a0, a1, a2);
-        if (r < 0) rt.fail(r, "vkBindBufferMemory2");
+        if (r < 0) rt.fail(r, called);
       } finally {
         rt.leave(m);
       }
@@ -741,13 +730,13 @@ export function commands() {
   }
 
   /** `vkBindImageMemory2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function bindImageMemory2(rt, fn, _owner, check) {
+  function bindImageMemory2(rt, fn, _owner, check, called) {
     const E0 = rt.entry("VkBindImageMemoryInfo");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
     return function bindImageMemory2(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkBindImageMemory2", "device");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "device");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -766,23 +755,14 @@ export function commands() {
             W0(m, c, e2, 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkBindImageMemoryInfo", u1, "vkBindImageMemory2", "pBindInfos");
+            a2 = rt.refit(m, top, e, E0, "VkBindImageMemoryInfo", u1, called, "pBindInfos");
           }
-        } else {a2 = rt.array(
-            m,
-            "struct",
-            "VkBindImageMemoryInfo",
-            u1,
-            false,
-            "vkBindImageMemory2",
-            "pBindInfos",
-            E0,
-          );}
-        const n1_0 = Array.isArray(u1) ? u1.length : rt.len(u1, "struct", "vkBindImageMemory2", "pBindInfos");
+        } else a2 = rt.array(m, "struct", "VkBindImageMemoryInfo", u1, false, called, "pBindInfos", E0);
+        const n1_0 = Array.isArray(u1) ? u1.length : rt.len(u1, "struct", called, "pBindInfos");
         const a1 = n1_0;
         check(a0, a1, a2);
         const r = fn(a0, a1, a2);
-        if (r < 0) rt.fail(r, "vkBindImageMemory2");
+        if (r < 0) rt.fail(r, called);
       } finally {
         rt.leave(m);
       }
@@ -1509,7 +1489,7 @@ export function commands() {
   }
 
   /** `vkCmdBeginRenderPass2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdBeginRenderPass2(rt, fn, _owner, check) {
+  function cmdBeginRenderPass2(rt, fn, _owner, check, called) {
     const E0 = rt.entry("VkRenderPassBeginInfo");
     const W0 = E0[0];
     const E1 = rt.entry("VkSubpassBeginInfo");
@@ -1517,7 +1497,7 @@ export function commands() {
     let passed = null, passedAt = -1;
     return function cmdBeginRenderPass2(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBeginRenderPass2", "commandBuffer");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "commandBuffer");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -1532,26 +1512,9 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(
-              m,
-              top,
-              e,
-              E0,
-              "VkRenderPassBeginInfo",
-              [u1],
-              "vkCmdBeginRenderPass2",
-              "pRenderPassBegin",
-            );
+            a1 = rt.refit(m, top, e, E0, "VkRenderPassBeginInfo", [u1], called, "pRenderPassBegin");
           }
-        } else {a1 = rt.struct(
-            m,
-            E0,
-            "VkRenderPassBeginInfo",
-            u1,
-            false,
-            "vkCmdBeginRenderPass2",
-            "pRenderPassBegin",
-          );}
+        } else a1 = rt.struct(m, E0, "VkRenderPassBeginInfo", u1, false, called, "pRenderPassBegin");
         let a2;
         if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
           const top = m.top;
@@ -1560,26 +1523,9 @@ export function commands() {
             W1(m, c, u2, 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(
-              m,
-              top,
-              e,
-              E1,
-              "VkSubpassBeginInfo",
-              [u2],
-              "vkCmdBeginRenderPass2",
-              "pSubpassBeginInfo",
-            );
+            a2 = rt.refit(m, top, e, E1, "VkSubpassBeginInfo", [u2], called, "pSubpassBeginInfo");
           }
-        } else {a2 = rt.struct(
-            m,
-            E1,
-            "VkSubpassBeginInfo",
-            u2,
-            false,
-            "vkCmdBeginRenderPass2",
-            "pSubpassBeginInfo",
-          );}
+        } else a2 = rt.struct(m, E1, "VkSubpassBeginInfo", u2, false, called, "pSubpassBeginInfo");
         check(a0, a1, a2);
         fn(a0, a1, a2);
       } finally {
@@ -1589,13 +1535,13 @@ export function commands() {
   }
 
   /** `vkCmdBeginRendering`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdBeginRendering(rt, fn, _owner, check) {
+  function cmdBeginRendering(rt, fn, _owner, check, called) {
     const E0 = rt.entry("VkRenderingInfo");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
     return function cmdBeginRendering(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBeginRendering", "commandBuffer");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "commandBuffer");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -1610,9 +1556,9 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkRenderingInfo", [u1], "vkCmdBeginRendering", "pRenderingInfo");
+            a1 = rt.refit(m, top, e, E0, "VkRenderingInfo", [u1], called, "pRenderingInfo");
           }
-        } else a1 = rt.struct(m, E0, "VkRenderingInfo", u1, false, "vkCmdBeginRendering", "pRenderingInfo");
+        } else a1 = rt.struct(m, E0, "VkRenderingInfo", u1, false, called, "pRenderingInfo");
         check(a0, a1);
         fn(a0, a1);
       } finally {
@@ -2017,13 +1963,13 @@ export function commands() {
   }
 
   /** `vkCmdBindDescriptorSets2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdBindDescriptorSets2(rt, fn, _owner, check) {
+  function cmdBindDescriptorSets2(rt, fn, _owner, check, called) {
     const E0 = rt.entry("VkBindDescriptorSetsInfo");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
     return function cmdBindDescriptorSets2(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBindDescriptorSets2", "commandBuffer");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "commandBuffer");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -2038,16 +1984,7 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(
-              m,
-              top,
-              e,
-              E0,
-              "VkBindDescriptorSetsInfo",
-              [u1],
-              "vkCmdBindDescriptorSets2",
-              "pBindDescriptorSetsInfo",
-            );
+            a1 = rt.refit(m, top, e, E0, "VkBindDescriptorSetsInfo", [u1], called, "pBindDescriptorSetsInfo");
           }
         } else {a1 = rt.struct(
             m,
@@ -2055,7 +1992,7 @@ export function commands() {
             "VkBindDescriptorSetsInfo",
             u1,
             false,
-            "vkCmdBindDescriptorSets2",
+            called,
             "pBindDescriptorSetsInfo",
           );}
         check(a0, a1);
@@ -2088,22 +2025,20 @@ export function commands() {
   }
 
   /** `vkCmdBindIndexBuffer2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdBindIndexBuffer2(rt, fn, _owner, check) {
+  function cmdBindIndexBuffer2(rt, fn, _owner, check, called) {
     let passed = null, passedAt = -1;
     return function cmdBindIndexBuffer2(u0, u1, u2, u3, u4) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBindIndexBuffer2", "commandBuffer");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "commandBuffer");
         passed = u0;
         passedAt = rt.epoch;
       }
       const a0 = u0;
       const a1 = u1 ?? null;
-      const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, "vkCmdBindIndexBuffer2", "offset");
-      const a3 = typeof u3 === "bigint" ? u3 : rt.wide(u3, false, "vkCmdBindIndexBuffer2", "size");
+      const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, called, "offset");
+      const a3 = typeof u3 === "bigint" ? u3 : rt.wide(u3, false, called, "size");
       let a4 = u4;
-      if (typeof a4 !== "number" || a4 >>> 0 !== a4) {
-        a4 = rt.integer(a4, "u32", "vkCmdBindIndexBuffer2", "indexType");
-      }
+      if (typeof a4 !== "number" || a4 >>> 0 !== a4) a4 = rt.integer(a4, "u32", called, "indexType");
       check(a0, a1, a2, a3, a4);
       fn(a0, a1, a2, a3, a4);
     };
@@ -2577,11 +2512,11 @@ export function commands() {
   }
 
   /** `vkCmdBindVertexBuffers2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdBindVertexBuffers2(rt, fn, _owner, check) {
+  function cmdBindVertexBuffers2(rt, fn, _owner, check, called) {
     let passed = null, passedAt = -1;
     return function cmdBindVertexBuffers2(u0, u1, u2, u3, u4, u5) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBindVertexBuffers2", "commandBuffer");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "commandBuffer");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -2589,9 +2524,7 @@ export function commands() {
       try {
         const a0 = u0;
         let a1 = u1;
-        if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-          a1 = rt.integer(a1, "u32", "vkCmdBindVertexBuffers2", "firstBinding");
-        }
+        if (typeof a1 !== "number" || a1 >>> 0 !== a1) a1 = rt.integer(a1, "u32", called, "firstBinding");
         let a3, e3;
         if (
           Array.isArray(u2) && u2.length === 1 && typeof (e3 = u2[0]) === "object" && e3 !== null &&
@@ -2600,31 +2533,17 @@ export function commands() {
           const c = m.alloc(8, 8);
           m.u64[c >> 3] = rt.address(e3);
           a3 = m.at(c);
-        } else a3 = rt.handles(m, "VkBuffer", u2, false, "vkCmdBindVertexBuffers2", "pBuffers", true);
-        const a4 = rt.array(m, "scalar", "u64", u3, false, "vkCmdBindVertexBuffers2", "pOffsets");
-        const a5 = rt.array(m, "scalar", "u64", u4, true, "vkCmdBindVertexBuffers2", "pSizes");
-        const a6 = rt.array(m, "scalar", "u64", u5, true, "vkCmdBindVertexBuffers2", "pStrides");
-        const n2_0 = Array.isArray(u2)
-          ? u2.length
-          : rt.len(u2, "handle", "vkCmdBindVertexBuffers2", "pBuffers");
-        const n2_1 = Array.isArray(u3)
-          ? u3.length
-          : rt.len(u3, "scalar", "vkCmdBindVertexBuffers2", "pOffsets");
-        if (n2_1 !== n2_0 && u3 != null) {
-          rt.mismatch("vkCmdBindVertexBuffers2", "pBuffers", n2_0, "pOffsets", n2_1);
-        }
-        const n2_2 = Array.isArray(u4)
-          ? u4.length
-          : rt.len(u4, "scalar", "vkCmdBindVertexBuffers2", "pSizes");
-        if (n2_2 !== n2_0 && u4 != null) {
-          rt.mismatch("vkCmdBindVertexBuffers2", "pBuffers", n2_0, "pSizes", n2_2);
-        }
-        const n2_3 = Array.isArray(u5)
-          ? u5.length
-          : rt.len(u5, "scalar", "vkCmdBindVertexBuffers2", "pStrides");
-        if (n2_3 !== n2_0 && u5 != null) {
-          rt.mismatch("vkCmdBindVertexBuffers2", "pBuffers", n2_0, "pStrides", n2_3);
-        }
+        } else a3 = rt.handles(m, "VkBuffer", u2, false, called, "pBuffers", true);
+        const a4 = rt.array(m, "scalar", "u64", u3, false, called, "pOffsets");
+        const a5 = rt.array(m, "scalar", "u64", u4, true, called, "pSizes");
+        const a6 = rt.array(m, "scalar", "u64", u5, true, called, "pStrides");
+        const n2_0 = Array.isArray(u2) ? u2.length : rt.len(u2, "handle", called, "pBuffers");
+        const n2_1 = Array.isArray(u3) ? u3.length : rt.len(u3, "scalar", called, "pOffsets");
+        if (n2_1 !== n2_0 && u3 != null) rt.mismatch(called, "pBuffers", n2_0, "pOffsets", n2_1);
+        const n2_2 = Array.isArray(u4) ? u4.length : rt.len(u4, "scalar", called, "pSizes");
+        if (n2_2 !== n2_0 && u4 != null) rt.mismatch(called, "pBuffers", n2_0, "pSizes", n2_2);
+        const n2_3 = Array.isArray(u5) ? u5.length : rt.len(u5, "scalar", called, "pStrides");
+        if (n2_3 !== n2_0 && u5 != null) rt.mismatch(called, "pBuffers", n2_0, "pStrides", n2_3);
         const a2 = n2_0;
         check(a0, a1, a2, a3, a4, a5, a6);
         fn(a0, a1, a2, a3, a4, a5, a6);
@@ -2749,13 +2668,13 @@ export function commands() {
   }
 
   /** `vkCmdBlitImage2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdBlitImage2(rt, fn, _owner, check) {
+  function cmdBlitImage2(rt, fn, _owner, check, called) {
     const E0 = rt.entry("VkBlitImageInfo2");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
     return function cmdBlitImage2(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBlitImage2", "commandBuffer");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "commandBuffer");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -2770,9 +2689,9 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkBlitImageInfo2", [u1], "vkCmdBlitImage2", "pBlitImageInfo");
+            a1 = rt.refit(m, top, e, E0, "VkBlitImageInfo2", [u1], called, "pBlitImageInfo");
           }
-        } else a1 = rt.struct(m, E0, "VkBlitImageInfo2", u1, false, "vkCmdBlitImage2", "pBlitImageInfo");
+        } else a1 = rt.struct(m, E0, "VkBlitImageInfo2", u1, false, called, "pBlitImageInfo");
         check(a0, a1);
         fn(a0, a1);
       } finally {
@@ -3680,13 +3599,13 @@ export function commands() {
   }
 
   /** `vkCmdCopyBuffer2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdCopyBuffer2(rt, fn, _owner, check) {
+  function cmdCopyBuffer2(rt, fn, _owner, check, called) {
     const E0 = rt.entry("VkCopyBufferInfo2");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
     return function cmdCopyBuffer2(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyBuffer2", "commandBuffer");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "commandBuffer");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -3701,9 +3620,9 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkCopyBufferInfo2", [u1], "vkCmdCopyBuffer2", "pCopyBufferInfo");
+            a1 = rt.refit(m, top, e, E0, "VkCopyBufferInfo2", [u1], called, "pCopyBufferInfo");
           }
-        } else a1 = rt.struct(m, E0, "VkCopyBufferInfo2", u1, false, "vkCmdCopyBuffer2", "pCopyBufferInfo");
+        } else a1 = rt.struct(m, E0, "VkCopyBufferInfo2", u1, false, called, "pCopyBufferInfo");
         check(a0, a1);
         fn(a0, a1);
       } finally {
@@ -3769,13 +3688,13 @@ export function commands() {
   }
 
   /** `vkCmdCopyBufferToImage2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdCopyBufferToImage2(rt, fn, _owner, check) {
+  function cmdCopyBufferToImage2(rt, fn, _owner, check, called) {
     const E0 = rt.entry("VkCopyBufferToImageInfo2");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
     return function cmdCopyBufferToImage2(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyBufferToImage2", "commandBuffer");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "commandBuffer");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -3790,26 +3709,9 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(
-              m,
-              top,
-              e,
-              E0,
-              "VkCopyBufferToImageInfo2",
-              [u1],
-              "vkCmdCopyBufferToImage2",
-              "pCopyBufferToImageInfo",
-            );
+            a1 = rt.refit(m, top, e, E0, "VkCopyBufferToImageInfo2", [u1], called, "pCopyBufferToImageInfo");
           }
-        } else {a1 = rt.struct(
-            m,
-            E0,
-            "VkCopyBufferToImageInfo2",
-            u1,
-            false,
-            "vkCmdCopyBufferToImage2",
-            "pCopyBufferToImageInfo",
-          );}
+        } else a1 = rt.struct(m, E0, "VkCopyBufferToImageInfo2", u1, false, called, "pCopyBufferToImageInfo");
         check(a0, a1);
         fn(a0, a1);
       } finally {
@@ -3884,13 +3786,13 @@ export function commands() {
   }
 
   /** `vkCmdCopyImage2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdCopyImage2(rt, fn, _owner, check) {
+  function cmdCopyImage2(rt, fn, _owner, check, called) {
     const E0 = rt.entry("VkCopyImageInfo2");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
     return function cmdCopyImage2(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyImage2", "commandBuffer");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "commandBuffer");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -3905,9 +3807,9 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkCopyImageInfo2", [u1], "vkCmdCopyImage2", "pCopyImageInfo");
+            a1 = rt.refit(m, top, e, E0, "VkCopyImageInfo2", [u1], called, "pCopyImageInfo");
           }
-        } else a1 = rt.struct(m, E0, "VkCopyImageInfo2", u1, false, "vkCmdCopyImage2", "pCopyImageInfo");
+        } else a1 = rt.struct(m, E0, "VkCopyImageInfo2", u1, false, called, "pCopyImageInfo");
         check(a0, a1);
         fn(a0, a1);
       } finally {
@@ -3973,13 +3875,13 @@ export function commands() {
   }
 
   /** `vkCmdCopyImageToBuffer2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdCopyImageToBuffer2(rt, fn, _owner, check) {
+  function cmdCopyImageToBuffer2(rt, fn, _owner, check, called) {
     const E0 = rt.entry("VkCopyImageToBufferInfo2");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
     return function cmdCopyImageToBuffer2(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyImageToBuffer2", "commandBuffer");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "commandBuffer");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -3994,26 +3896,9 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(
-              m,
-              top,
-              e,
-              E0,
-              "VkCopyImageToBufferInfo2",
-              [u1],
-              "vkCmdCopyImageToBuffer2",
-              "pCopyImageToBufferInfo",
-            );
+            a1 = rt.refit(m, top, e, E0, "VkCopyImageToBufferInfo2", [u1], called, "pCopyImageToBufferInfo");
           }
-        } else {a1 = rt.struct(
-            m,
-            E0,
-            "VkCopyImageToBufferInfo2",
-            u1,
-            false,
-            "vkCmdCopyImageToBuffer2",
-            "pCopyImageToBufferInfo",
-          );}
+        } else a1 = rt.struct(m, E0, "VkCopyImageToBufferInfo2", u1, false, called, "pCopyImageToBufferInfo");
         check(a0, a1);
         fn(a0, a1);
       } finally {
@@ -5123,39 +5008,27 @@ export function commands() {
   }
 
   /** `vkCmdDispatchBase`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdDispatchBase(rt, fn, _owner, check) {
+  function cmdDispatchBase(rt, fn, _owner, check, called) {
     let passed = null, passedAt = -1;
     return function cmdDispatchBase(u0, u1, u2, u3, u4, u5, u6) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDispatchBase", "commandBuffer");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "commandBuffer");
         passed = u0;
         passedAt = rt.epoch;
       }
       const a0 = u0;
       let a1 = u1;
-      if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-        a1 = rt.integer(a1, "u32", "vkCmdDispatchBase", "baseGroupX");
-      }
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) a1 = rt.integer(a1, "u32", called, "baseGroupX");
       let a2 = u2;
-      if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
-        a2 = rt.integer(a2, "u32", "vkCmdDispatchBase", "baseGroupY");
-      }
+      if (typeof a2 !== "number" || a2 >>> 0 !== a2) a2 = rt.integer(a2, "u32", called, "baseGroupY");
       let a3 = u3;
-      if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
-        a3 = rt.integer(a3, "u32", "vkCmdDispatchBase", "baseGroupZ");
-      }
+      if (typeof a3 !== "number" || a3 >>> 0 !== a3) a3 = rt.integer(a3, "u32", called, "baseGroupZ");
       let a4 = u4;
-      if (typeof a4 !== "number" || a4 >>> 0 !== a4) {
-        a4 = rt.integer(a4, "u32", "vkCmdDispatchBase", "groupCountX");
-      }
+      if (typeof a4 !== "number" || a4 >>> 0 !== a4) a4 = rt.integer(a4, "u32", called, "groupCountX");
       let a5 = u5;
-      if (typeof a5 !== "number" || a5 >>> 0 !== a5) {
-        a5 = rt.integer(a5, "u32", "vkCmdDispatchBase", "groupCountY");
-      }
+      if (typeof a5 !== "number" || a5 >>> 0 !== a5) a5 = rt.integer(a5, "u32", called, "groupCountY");
       let a6 = u6;
-      if (typeof a6 !== "number" || a6 >>> 0 !== a6) {
-        a6 = rt.integer(a6, "u32", "vkCmdDispatchBase", "groupCountZ");
-      }
+      if (typeof a6 !== "number" || a6 >>> 0 !== a6) a6 = rt.integer(a6, "u32", called, "groupCountZ");
       check(a0, a1, a2, a3, a4, a5, a6);
       fn(a0, a1, a2, a3, a4, a5, a6);
     };
@@ -5639,29 +5512,23 @@ export function commands() {
   }
 
   /** `vkCmdDrawIndexedIndirectCount`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdDrawIndexedIndirectCount(rt, fn, _owner, check) {
+  function cmdDrawIndexedIndirectCount(rt, fn, _owner, check, called) {
     let passed = null, passedAt = -1;
     return function cmdDrawIndexedIndirectCount(u0, u1, u2, u3, u4, u5, u6) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDrawIndexedIndirectCount", "commandBuffer");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "commandBuffer");
         passed = u0;
         passedAt = rt.epoch;
       }
       const a0 = u0;
       const a1 = u1;
-      const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, "vkCmdDrawIndexedIndirectCount", "offset");
+      const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, called, "offset");
       const a3 = u3;
-      const a4 = typeof u4 === "bigint"
-        ? u4
-        : rt.wide(u4, false, "vkCmdDrawIndexedIndirectCount", "countBufferOffset");
+      const a4 = typeof u4 === "bigint" ? u4 : rt.wide(u4, false, called, "countBufferOffset");
       let a5 = u5;
-      if (typeof a5 !== "number" || a5 >>> 0 !== a5) {
-        a5 = rt.integer(a5, "u32", "vkCmdDrawIndexedIndirectCount", "maxDrawCount");
-      }
+      if (typeof a5 !== "number" || a5 >>> 0 !== a5) a5 = rt.integer(a5, "u32", called, "maxDrawCount");
       let a6 = u6;
-      if (typeof a6 !== "number" || a6 >>> 0 !== a6) {
-        a6 = rt.integer(a6, "u32", "vkCmdDrawIndexedIndirectCount", "stride");
-      }
+      if (typeof a6 !== "number" || a6 >>> 0 !== a6) a6 = rt.integer(a6, "u32", called, "stride");
       check(a0, a1, a2, a3, a4, a5, a6);
       fn(a0, a1, a2, a3, a4, a5, a6);
     };
@@ -5877,29 +5744,23 @@ export function commands() {
   }
 
   /** `vkCmdDrawIndirectCount`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdDrawIndirectCount(rt, fn, _owner, check) {
+  function cmdDrawIndirectCount(rt, fn, _owner, check, called) {
     let passed = null, passedAt = -1;
     return function cmdDrawIndirectCount(u0, u1, u2, u3, u4, u5, u6) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDrawIndirectCount", "commandBuffer");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "commandBuffer");
         passed = u0;
         passedAt = rt.epoch;
       }
       const a0 = u0;
       const a1 = u1;
-      const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, "vkCmdDrawIndirectCount", "offset");
+      const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, called, "offset");
       const a3 = u3;
-      const a4 = typeof u4 === "bigint"
-        ? u4
-        : rt.wide(u4, false, "vkCmdDrawIndirectCount", "countBufferOffset");
+      const a4 = typeof u4 === "bigint" ? u4 : rt.wide(u4, false, called, "countBufferOffset");
       let a5 = u5;
-      if (typeof a5 !== "number" || a5 >>> 0 !== a5) {
-        a5 = rt.integer(a5, "u32", "vkCmdDrawIndirectCount", "maxDrawCount");
-      }
+      if (typeof a5 !== "number" || a5 >>> 0 !== a5) a5 = rt.integer(a5, "u32", called, "maxDrawCount");
       let a6 = u6;
-      if (typeof a6 !== "number" || a6 >>> 0 !== a6) {
-        a6 = rt.integer(a6, "u32", "vkCmdDrawIndirectCount", "stride");
-      }
+      if (typeof a6 !== "number" || a6 >>> 0 !== a6) a6 = rt.integer(a6, "u32", called, "stride");
       check(a0, a1, a2, a3, a4, a5, a6);
       fn(a0, a1, a2, a3, a4, a5, a6);
     };
@@ -6557,13 +6418,13 @@ export function commands() {
   }
 
   /** `vkCmdEndRenderPass2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdEndRenderPass2(rt, fn, _owner, check) {
+  function cmdEndRenderPass2(rt, fn, _owner, check, called) {
     const E0 = rt.entry("VkSubpassEndInfo");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
     return function cmdEndRenderPass2(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdEndRenderPass2", "commandBuffer");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "commandBuffer");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -6578,9 +6439,9 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkSubpassEndInfo", [u1], "vkCmdEndRenderPass2", "pSubpassEndInfo");
+            a1 = rt.refit(m, top, e, E0, "VkSubpassEndInfo", [u1], called, "pSubpassEndInfo");
           }
-        } else a1 = rt.struct(m, E0, "VkSubpassEndInfo", u1, false, "vkCmdEndRenderPass2", "pSubpassEndInfo");
+        } else a1 = rt.struct(m, E0, "VkSubpassEndInfo", u1, false, called, "pSubpassEndInfo");
         check(a0, a1);
         fn(a0, a1);
       } finally {
@@ -6590,11 +6451,11 @@ export function commands() {
   }
 
   /** `vkCmdEndRendering`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdEndRendering(rt, fn, _owner, check) {
+  function cmdEndRendering(rt, fn, _owner, check, called) {
     let passed = null, passedAt = -1;
     return function cmdEndRendering(u0) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdEndRendering", "commandBuffer");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "commandBuffer");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -6605,13 +6466,13 @@ export function commands() {
   }
 
   /** `vkCmdEndRendering2KHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdEndRendering2KHR(rt, fn, _owner, check) {
+  function cmdEndRendering2KHR(rt, fn, _owner, check, called) {
     const E0 = rt.entry("VkRenderingEndInfoKHR");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
     return function cmdEndRendering2KHR(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdEndRendering2KHR", "commandBuffer");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "commandBuffer");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -6626,26 +6487,9 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(
-              m,
-              top,
-              e,
-              E0,
-              "VkRenderingEndInfoKHR",
-              [u1],
-              "vkCmdEndRendering2KHR",
-              "pRenderingEndInfo",
-            );
+            a1 = rt.refit(m, top, e, E0, "VkRenderingEndInfoKHR", [u1], called, "pRenderingEndInfo");
           }
-        } else {a1 = rt.struct(
-            m,
-            E0,
-            "VkRenderingEndInfoKHR",
-            u1,
-            true,
-            "vkCmdEndRendering2KHR",
-            "pRenderingEndInfo",
-          );}
+        } else a1 = rt.struct(m, E0, "VkRenderingEndInfoKHR", u1, true, called, "pRenderingEndInfo");
         check(a0, a1);
         fn(a0, a1);
       } finally {
@@ -7153,7 +6997,7 @@ export function commands() {
   }
 
   /** `vkCmdNextSubpass2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdNextSubpass2(rt, fn, _owner, check) {
+  function cmdNextSubpass2(rt, fn, _owner, check, called) {
     const E0 = rt.entry("VkSubpassBeginInfo");
     const W0 = E0[0];
     const E1 = rt.entry("VkSubpassEndInfo");
@@ -7161,7 +7005,7 @@ export function commands() {
     let passed = null, passedAt = -1;
     return function cmdNextSubpass2(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdNextSubpass2", "commandBuffer");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "commandBuffer");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -7176,26 +7020,9 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(
-              m,
-              top,
-              e,
-              E0,
-              "VkSubpassBeginInfo",
-              [u1],
-              "vkCmdNextSubpass2",
-              "pSubpassBeginInfo",
-            );
+            a1 = rt.refit(m, top, e, E0, "VkSubpassBeginInfo", [u1], called, "pSubpassBeginInfo");
           }
-        } else {a1 = rt.struct(
-            m,
-            E0,
-            "VkSubpassBeginInfo",
-            u1,
-            false,
-            "vkCmdNextSubpass2",
-            "pSubpassBeginInfo",
-          );}
+        } else a1 = rt.struct(m, E0, "VkSubpassBeginInfo", u1, false, called, "pSubpassBeginInfo");
         let a2;
         if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
           const top = m.top;
@@ -7204,9 +7031,9 @@ export function commands() {
             W1(m, c, u2, 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E1, "VkSubpassEndInfo", [u2], "vkCmdNextSubpass2", "pSubpassEndInfo");
+            a2 = rt.refit(m, top, e, E1, "VkSubpassEndInfo", [u2], called, "pSubpassEndInfo");
           }
-        } else a2 = rt.struct(m, E1, "VkSubpassEndInfo", u2, false, "vkCmdNextSubpass2", "pSubpassEndInfo");
+        } else a2 = rt.struct(m, E1, "VkSubpassEndInfo", u2, false, called, "pSubpassEndInfo");
         check(a0, a1, a2);
         fn(a0, a1, a2);
       } finally {
@@ -7407,13 +7234,13 @@ export function commands() {
   }
 
   /** `vkCmdPipelineBarrier2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdPipelineBarrier2(rt, fn, _owner, check) {
+  function cmdPipelineBarrier2(rt, fn, _owner, check, called) {
     const E0 = rt.entry("VkDependencyInfo");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
     return function cmdPipelineBarrier2(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdPipelineBarrier2", "commandBuffer");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "commandBuffer");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -7428,26 +7255,9 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(
-              m,
-              top,
-              e,
-              E0,
-              "VkDependencyInfo",
-              [u1],
-              "vkCmdPipelineBarrier2",
-              "pDependencyInfo",
-            );
+            a1 = rt.refit(m, top, e, E0, "VkDependencyInfo", [u1], called, "pDependencyInfo");
           }
-        } else {a1 = rt.struct(
-            m,
-            E0,
-            "VkDependencyInfo",
-            u1,
-            false,
-            "vkCmdPipelineBarrier2",
-            "pDependencyInfo",
-          );}
+        } else a1 = rt.struct(m, E0, "VkDependencyInfo", u1, false, called, "pDependencyInfo");
         check(a0, a1);
         fn(a0, a1);
       } finally {
@@ -7598,13 +7408,13 @@ export function commands() {
   }
 
   /** `vkCmdPushConstants2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdPushConstants2(rt, fn, _owner, check) {
+  function cmdPushConstants2(rt, fn, _owner, check, called) {
     const E0 = rt.entry("VkPushConstantsInfo");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
     return function cmdPushConstants2(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdPushConstants2", "commandBuffer");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "commandBuffer");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -7619,26 +7429,9 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(
-              m,
-              top,
-              e,
-              E0,
-              "VkPushConstantsInfo",
-              [u1],
-              "vkCmdPushConstants2",
-              "pPushConstantsInfo",
-            );
+            a1 = rt.refit(m, top, e, E0, "VkPushConstantsInfo", [u1], called, "pPushConstantsInfo");
           }
-        } else {a1 = rt.struct(
-            m,
-            E0,
-            "VkPushConstantsInfo",
-            u1,
-            false,
-            "vkCmdPushConstants2",
-            "pPushConstantsInfo",
-          );}
+        } else a1 = rt.struct(m, E0, "VkPushConstantsInfo", u1, false, called, "pPushConstantsInfo");
         check(a0, a1);
         fn(a0, a1);
       } finally {
@@ -7681,13 +7474,13 @@ export function commands() {
   }
 
   /** `vkCmdPushDescriptorSet`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdPushDescriptorSet(rt, fn, _owner, check) {
+  function cmdPushDescriptorSet(rt, fn, _owner, check, called) {
     const E0 = rt.entry("VkWriteDescriptorSet");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
     return function cmdPushDescriptorSet(u0, u1, u2, u3, u4) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdPushDescriptorSet", "commandBuffer");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "commandBuffer");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -7696,13 +7489,11 @@ export function commands() {
         const a0 = u0;
         let a1 = u1;
         if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-          a1 = rt.integer(a1, "u32", "vkCmdPushDescriptorSet", "pipelineBindPoint");
+          a1 = rt.integer(a1, "u32", called, "pipelineBindPoint");
         }
         const a2 = u2;
         let a3 = u3;
-        if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
-          a3 = rt.integer(a3, "u32", "vkCmdPushDescriptorSet", "set");
-        }
+        if (typeof a3 !== "number" || a3 >>> 0 !== a3) a3 = rt.integer(a3, "u32", called, "set");
         let e5;
         let a5;
         if (
@@ -7715,30 +7506,10 @@ export function commands() {
             W0(m, c, e5, 0);
             a5 = m.at(c);
           } catch (e) {
-            a5 = rt.refit(
-              m,
-              top,
-              e,
-              E0,
-              "VkWriteDescriptorSet",
-              u4,
-              "vkCmdPushDescriptorSet",
-              "pDescriptorWrites",
-            );
+            a5 = rt.refit(m, top, e, E0, "VkWriteDescriptorSet", u4, called, "pDescriptorWrites");
           }
-        } else {a5 = rt.array(
-            m,
-            "struct",
-            "VkWriteDescriptorSet",
-            u4,
-            false,
-            "vkCmdPushDescriptorSet",
-            "pDescriptorWrites",
-            E0,
-          );}
-        const n4_0 = Array.isArray(u4)
-          ? u4.length
-          : rt.len(u4, "struct", "vkCmdPushDescriptorSet", "pDescriptorWrites");
+        } else a5 = rt.array(m, "struct", "VkWriteDescriptorSet", u4, false, called, "pDescriptorWrites", E0);
+        const n4_0 = Array.isArray(u4) ? u4.length : rt.len(u4, "struct", called, "pDescriptorWrites");
         const a4 = n4_0;
         check(a0, a1, a2, a3, a4, a5);
         fn(a0, a1, a2, a3, a4, a5);
@@ -7749,13 +7520,13 @@ export function commands() {
   }
 
   /** `vkCmdPushDescriptorSet2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdPushDescriptorSet2(rt, fn, _owner, check) {
+  function cmdPushDescriptorSet2(rt, fn, _owner, check, called) {
     const E0 = rt.entry("VkPushDescriptorSetInfo");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
     return function cmdPushDescriptorSet2(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdPushDescriptorSet2", "commandBuffer");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "commandBuffer");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -7770,26 +7541,9 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(
-              m,
-              top,
-              e,
-              E0,
-              "VkPushDescriptorSetInfo",
-              [u1],
-              "vkCmdPushDescriptorSet2",
-              "pPushDescriptorSetInfo",
-            );
+            a1 = rt.refit(m, top, e, E0, "VkPushDescriptorSetInfo", [u1], called, "pPushDescriptorSetInfo");
           }
-        } else {a1 = rt.struct(
-            m,
-            E0,
-            "VkPushDescriptorSetInfo",
-            u1,
-            false,
-            "vkCmdPushDescriptorSet2",
-            "pPushDescriptorSetInfo",
-          );}
+        } else a1 = rt.struct(m, E0, "VkPushDescriptorSetInfo", u1, false, called, "pPushDescriptorSetInfo");
         check(a0, a1);
         fn(a0, a1);
       } finally {
@@ -7799,11 +7553,11 @@ export function commands() {
   }
 
   /** `vkCmdPushDescriptorSetWithTemplate`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdPushDescriptorSetWithTemplate(rt, fn, _owner, check) {
+  function cmdPushDescriptorSetWithTemplate(rt, fn, _owner, check, called) {
     let passed = null, passedAt = -1;
     return function cmdPushDescriptorSetWithTemplate(u0, u1, u2, u3, u4) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdPushDescriptorSetWithTemplate", "commandBuffer");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "commandBuffer");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -7813,15 +7567,13 @@ export function commands() {
         const a1 = u1;
         const a2 = u2;
         let a3 = u3;
-        if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
-          a3 = rt.integer(a3, "u32", "vkCmdPushDescriptorSetWithTemplate", "set");
-        }
+        if (typeof a3 !== "number" || a3 >>> 0 !== a3) a3 = rt.integer(a3, "u32", called, "set");
         let a4;
         if (u4 instanceof Uint8Array && m.top + u4.byteLength + 8 <= m.size) {
           const c = m.alloc(u4.byteLength, 8);
           m.u8.set(u4, c);
           a4 = m.at(c);
-        } else a4 = rt.bytes(m, u4, false, "vkCmdPushDescriptorSetWithTemplate", "pData");
+        } else a4 = rt.bytes(m, u4, false, called, "pData");
         check(a0, a1, a2, a3, a4);
         fn(a0, a1, a2, a3, a4);
       } finally {
@@ -7831,13 +7583,13 @@ export function commands() {
   }
 
   /** `vkCmdPushDescriptorSetWithTemplate2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdPushDescriptorSetWithTemplate2(rt, fn, _owner, check) {
+  function cmdPushDescriptorSetWithTemplate2(rt, fn, _owner, check, called) {
     const E0 = rt.entry("VkPushDescriptorSetWithTemplateInfo");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
     return function cmdPushDescriptorSetWithTemplate2(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdPushDescriptorSetWithTemplate2", "commandBuffer");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "commandBuffer");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -7859,7 +7611,7 @@ export function commands() {
               E0,
               "VkPushDescriptorSetWithTemplateInfo",
               [u1],
-              "vkCmdPushDescriptorSetWithTemplate2",
+              called,
               "pPushDescriptorSetWithTemplateInfo",
             );
           }
@@ -7869,7 +7621,7 @@ export function commands() {
             "VkPushDescriptorSetWithTemplateInfo",
             u1,
             false,
-            "vkCmdPushDescriptorSetWithTemplate2",
+            called,
             "pPushDescriptorSetWithTemplateInfo",
           );}
         check(a0, a1);
@@ -7901,11 +7653,11 @@ export function commands() {
   }
 
   /** `vkCmdResetEvent2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdResetEvent2(rt, fn, _owner, check) {
+  function cmdResetEvent2(rt, fn, _owner, check, called) {
     let passed = null, passedAt = -1;
     return function cmdResetEvent2(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdResetEvent2", "commandBuffer");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "commandBuffer");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -7991,13 +7743,13 @@ export function commands() {
   }
 
   /** `vkCmdResolveImage2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdResolveImage2(rt, fn, _owner, check) {
+  function cmdResolveImage2(rt, fn, _owner, check, called) {
     const E0 = rt.entry("VkResolveImageInfo2");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
     return function cmdResolveImage2(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdResolveImage2", "commandBuffer");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "commandBuffer");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -8012,26 +7764,9 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(
-              m,
-              top,
-              e,
-              E0,
-              "VkResolveImageInfo2",
-              [u1],
-              "vkCmdResolveImage2",
-              "pResolveImageInfo",
-            );
+            a1 = rt.refit(m, top, e, E0, "VkResolveImageInfo2", [u1], called, "pResolveImageInfo");
           }
-        } else {a1 = rt.struct(
-            m,
-            E0,
-            "VkResolveImageInfo2",
-            u1,
-            false,
-            "vkCmdResolveImage2",
-            "pResolveImageInfo",
-          );}
+        } else a1 = rt.struct(m, E0, "VkResolveImageInfo2", u1, false, called, "pResolveImageInfo");
         check(a0, a1);
         fn(a0, a1);
       } finally {
@@ -8652,19 +8387,17 @@ export function commands() {
   }
 
   /** `vkCmdSetCullMode`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetCullMode(rt, fn, _owner, check) {
+  function cmdSetCullMode(rt, fn, _owner, check, called) {
     let passed = null, passedAt = -1;
     return function cmdSetCullMode(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetCullMode", "commandBuffer");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "commandBuffer");
         passed = u0;
         passedAt = rt.epoch;
       }
       const a0 = u0;
       let a1 = u1 ?? 0;
-      if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-        a1 = rt.integer(a1, "u32", "vkCmdSetCullMode", "cullMode");
-      }
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) a1 = rt.integer(a1, "u32", called, "cullMode");
       check(a0, a1);
       fn(a0, a1);
     };
@@ -8739,18 +8472,18 @@ export function commands() {
   }
 
   /** `vkCmdSetDepthBiasEnable`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetDepthBiasEnable(rt, fn, _owner, check) {
+  function cmdSetDepthBiasEnable(rt, fn, _owner, check, called) {
     let passed = null, passedAt = -1;
     return function cmdSetDepthBiasEnable(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetDepthBiasEnable", "commandBuffer");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "commandBuffer");
         passed = u0;
         passedAt = rt.epoch;
       }
       const a0 = u0;
       let a1 = 0;
       if (u1 === true) a1 = 1;
-      else if (u1 !== false) a1 = rt.integer(u1, "bool", "vkCmdSetDepthBiasEnable", "depthBiasEnable");
+      else if (u1 !== false) a1 = rt.integer(u1, "bool", called, "depthBiasEnable");
       check(a0, a1);
       fn(a0, a1);
     };
@@ -8774,20 +8507,18 @@ export function commands() {
   }
 
   /** `vkCmdSetDepthBoundsTestEnable`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetDepthBoundsTestEnable(rt, fn, _owner, check) {
+  function cmdSetDepthBoundsTestEnable(rt, fn, _owner, check, called) {
     let passed = null, passedAt = -1;
     return function cmdSetDepthBoundsTestEnable(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetDepthBoundsTestEnable", "commandBuffer");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "commandBuffer");
         passed = u0;
         passedAt = rt.epoch;
       }
       const a0 = u0;
       let a1 = 0;
       if (u1 === true) a1 = 1;
-      else if (u1 !== false) {
-        a1 = rt.integer(u1, "bool", "vkCmdSetDepthBoundsTestEnable", "depthBoundsTestEnable");
-      }
+      else if (u1 !== false) a1 = rt.integer(u1, "bool", called, "depthBoundsTestEnable");
       check(a0, a1);
       fn(a0, a1);
     };
@@ -8904,55 +8635,53 @@ export function commands() {
   }
 
   /** `vkCmdSetDepthCompareOp`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetDepthCompareOp(rt, fn, _owner, check) {
+  function cmdSetDepthCompareOp(rt, fn, _owner, check, called) {
     let passed = null, passedAt = -1;
     return function cmdSetDepthCompareOp(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetDepthCompareOp", "commandBuffer");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "commandBuffer");
         passed = u0;
         passedAt = rt.epoch;
       }
       const a0 = u0;
       let a1 = u1;
-      if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-        a1 = rt.integer(a1, "u32", "vkCmdSetDepthCompareOp", "depthCompareOp");
-      }
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) a1 = rt.integer(a1, "u32", called, "depthCompareOp");
       check(a0, a1);
       fn(a0, a1);
     };
   }
 
   /** `vkCmdSetDepthTestEnable`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetDepthTestEnable(rt, fn, _owner, check) {
+  function cmdSetDepthTestEnable(rt, fn, _owner, check, called) {
     let passed = null, passedAt = -1;
     return function cmdSetDepthTestEnable(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetDepthTestEnable", "commandBuffer");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "commandBuffer");
         passed = u0;
         passedAt = rt.epoch;
       }
       const a0 = u0;
       let a1 = 0;
       if (u1 === true) a1 = 1;
-      else if (u1 !== false) a1 = rt.integer(u1, "bool", "vkCmdSetDepthTestEnable", "depthTestEnable");
+      else if (u1 !== false) a1 = rt.integer(u1, "bool", called, "depthTestEnable");
       check(a0, a1);
       fn(a0, a1);
     };
   }
 
   /** `vkCmdSetDepthWriteEnable`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetDepthWriteEnable(rt, fn, _owner, check) {
+  function cmdSetDepthWriteEnable(rt, fn, _owner, check, called) {
     let passed = null, passedAt = -1;
     return function cmdSetDepthWriteEnable(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetDepthWriteEnable", "commandBuffer");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "commandBuffer");
         passed = u0;
         passedAt = rt.epoch;
       }
       const a0 = u0;
       let a1 = 0;
       if (u1 === true) a1 = 1;
-      else if (u1 !== false) a1 = rt.integer(u1, "bool", "vkCmdSetDepthWriteEnable", "depthWriteEnable");
+      else if (u1 !== false) a1 = rt.integer(u1, "bool", called, "depthWriteEnable");
       check(a0, a1);
       fn(a0, a1);
     };
@@ -9063,19 +8792,17 @@ export function commands() {
   }
 
   /** `vkCmdSetDeviceMask`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetDeviceMask(rt, fn, _owner, check) {
+  function cmdSetDeviceMask(rt, fn, _owner, check, called) {
     let passed = null, passedAt = -1;
     return function cmdSetDeviceMask(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetDeviceMask", "commandBuffer");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "commandBuffer");
         passed = u0;
         passedAt = rt.epoch;
       }
       const a0 = u0;
       let a1 = u1;
-      if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-        a1 = rt.integer(a1, "u32", "vkCmdSetDeviceMask", "deviceMask");
-      }
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) a1 = rt.integer(a1, "u32", called, "deviceMask");
       check(a0, a1);
       fn(a0, a1);
     };
@@ -9243,13 +8970,13 @@ export function commands() {
   }
 
   /** `vkCmdSetEvent2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetEvent2(rt, fn, _owner, check) {
+  function cmdSetEvent2(rt, fn, _owner, check, called) {
     const E0 = rt.entry("VkDependencyInfo");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
     return function cmdSetEvent2(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetEvent2", "commandBuffer");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "commandBuffer");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -9265,9 +8992,9 @@ export function commands() {
             W0(m, c, u2, 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkDependencyInfo", [u2], "vkCmdSetEvent2", "pDependencyInfo");
+            a2 = rt.refit(m, top, e, E0, "VkDependencyInfo", [u2], called, "pDependencyInfo");
           }
-        } else a2 = rt.struct(m, E0, "VkDependencyInfo", u2, false, "vkCmdSetEvent2", "pDependencyInfo");
+        } else a2 = rt.struct(m, E0, "VkDependencyInfo", u2, false, called, "pDependencyInfo");
         check(a0, a1, a2);
         fn(a0, a1, a2);
       } finally {
@@ -9460,19 +9187,17 @@ export function commands() {
   }
 
   /** `vkCmdSetFrontFace`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetFrontFace(rt, fn, _owner, check) {
+  function cmdSetFrontFace(rt, fn, _owner, check, called) {
     let passed = null, passedAt = -1;
     return function cmdSetFrontFace(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetFrontFace", "commandBuffer");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "commandBuffer");
         passed = u0;
         passedAt = rt.epoch;
       }
       const a0 = u0;
       let a1 = u1;
-      if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-        a1 = rt.integer(a1, "u32", "vkCmdSetFrontFace", "frontFace");
-      }
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) a1 = rt.integer(a1, "u32", called, "frontFace");
       check(a0, a1);
       fn(a0, a1);
     };
@@ -9498,22 +9223,20 @@ export function commands() {
   }
 
   /** `vkCmdSetLineStipple`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetLineStipple(rt, fn, _owner, check) {
+  function cmdSetLineStipple(rt, fn, _owner, check, called) {
     let passed = null, passedAt = -1;
     return function cmdSetLineStipple(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetLineStipple", "commandBuffer");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "commandBuffer");
         passed = u0;
         passedAt = rt.epoch;
       }
       const a0 = u0;
       let a1 = u1;
-      if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-        a1 = rt.integer(a1, "u32", "vkCmdSetLineStipple", "lineStippleFactor");
-      }
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) a1 = rt.integer(a1, "u32", called, "lineStippleFactor");
       let a2 = u2;
       if (typeof a2 !== "number" || (a2 & 0xffff) !== a2) {
-        a2 = rt.integer(a2, "u16", "vkCmdSetLineStipple", "lineStipplePattern");
+        a2 = rt.integer(a2, "u16", called, "lineStipplePattern");
       }
       check(a0, a1, a2);
       fn(a0, a1, a2);
@@ -9785,20 +9508,18 @@ export function commands() {
   }
 
   /** `vkCmdSetPrimitiveRestartEnable`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetPrimitiveRestartEnable(rt, fn, _owner, check) {
+  function cmdSetPrimitiveRestartEnable(rt, fn, _owner, check, called) {
     let passed = null, passedAt = -1;
     return function cmdSetPrimitiveRestartEnable(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetPrimitiveRestartEnable", "commandBuffer");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "commandBuffer");
         passed = u0;
         passedAt = rt.epoch;
       }
       const a0 = u0;
       let a1 = 0;
       if (u1 === true) a1 = 1;
-      else if (u1 !== false) {
-        a1 = rt.integer(u1, "bool", "vkCmdSetPrimitiveRestartEnable", "primitiveRestartEnable");
-      }
+      else if (u1 !== false) a1 = rt.integer(u1, "bool", called, "primitiveRestartEnable");
       check(a0, a1);
       fn(a0, a1);
     };
@@ -9824,19 +9545,17 @@ export function commands() {
   }
 
   /** `vkCmdSetPrimitiveTopology`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetPrimitiveTopology(rt, fn, _owner, check) {
+  function cmdSetPrimitiveTopology(rt, fn, _owner, check, called) {
     let passed = null, passedAt = -1;
     return function cmdSetPrimitiveTopology(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetPrimitiveTopology", "commandBuffer");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "commandBuffer");
         passed = u0;
         passedAt = rt.epoch;
       }
       const a0 = u0;
       let a1 = u1;
-      if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-        a1 = rt.integer(a1, "u32", "vkCmdSetPrimitiveTopology", "primitiveTopology");
-      }
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) a1 = rt.integer(a1, "u32", called, "primitiveTopology");
       check(a0, a1);
       fn(a0, a1);
     };
@@ -9900,20 +9619,18 @@ export function commands() {
   }
 
   /** `vkCmdSetRasterizerDiscardEnable`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetRasterizerDiscardEnable(rt, fn, _owner, check) {
+  function cmdSetRasterizerDiscardEnable(rt, fn, _owner, check, called) {
     let passed = null, passedAt = -1;
     return function cmdSetRasterizerDiscardEnable(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetRasterizerDiscardEnable", "commandBuffer");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "commandBuffer");
         passed = u0;
         passedAt = rt.epoch;
       }
       const a0 = u0;
       let a1 = 0;
       if (u1 === true) a1 = 1;
-      else if (u1 !== false) {
-        a1 = rt.integer(u1, "bool", "vkCmdSetRasterizerDiscardEnable", "rasterizerDiscardEnable");
-      }
+      else if (u1 !== false) a1 = rt.integer(u1, "bool", called, "rasterizerDiscardEnable");
       check(a0, a1);
       fn(a0, a1);
     };
@@ -9939,13 +9656,13 @@ export function commands() {
   }
 
   /** `vkCmdSetRenderingAttachmentLocations`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetRenderingAttachmentLocations(rt, fn, _owner, check) {
+  function cmdSetRenderingAttachmentLocations(rt, fn, _owner, check, called) {
     const E0 = rt.entry("VkRenderingAttachmentLocationInfo");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
     return function cmdSetRenderingAttachmentLocations(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetRenderingAttachmentLocations", "commandBuffer");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "commandBuffer");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -9960,26 +9677,9 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(
-              m,
-              top,
-              e,
-              E0,
-              "VkRenderingAttachmentLocationInfo",
-              [u1],
-              "vkCmdSetRenderingAttachmentLocations",
-              "pLocationInfo",
-            );
+            a1 = rt.refit(m, top, e, E0, "VkRenderingAttachmentLocationInfo", [u1], called, "pLocationInfo");
           }
-        } else {a1 = rt.struct(
-            m,
-            E0,
-            "VkRenderingAttachmentLocationInfo",
-            u1,
-            false,
-            "vkCmdSetRenderingAttachmentLocations",
-            "pLocationInfo",
-          );}
+        } else a1 = rt.struct(m, E0, "VkRenderingAttachmentLocationInfo", u1, false, called, "pLocationInfo");
         check(a0, a1);
         fn(a0, a1);
       } finally {
@@ -9989,13 +9689,13 @@ export function commands() {
   }
 
   /** `vkCmdSetRenderingInputAttachmentIndices`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetRenderingInputAttachmentIndices(rt, fn, _owner, check) {
+  function cmdSetRenderingInputAttachmentIndices(rt, fn, _owner, check, called) {
     const E0 = rt.entry("VkRenderingInputAttachmentIndexInfo");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
     return function cmdSetRenderingInputAttachmentIndices(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetRenderingInputAttachmentIndices", "commandBuffer");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "commandBuffer");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -10017,7 +9717,7 @@ export function commands() {
               E0,
               "VkRenderingInputAttachmentIndexInfo",
               [u1],
-              "vkCmdSetRenderingInputAttachmentIndices",
+              called,
               "pInputAttachmentIndexInfo",
             );
           }
@@ -10027,7 +9727,7 @@ export function commands() {
             "VkRenderingInputAttachmentIndexInfo",
             u1,
             false,
-            "vkCmdSetRenderingInputAttachmentIndices",
+            called,
             "pInputAttachmentIndexInfo",
           );}
         check(a0, a1);
@@ -10207,13 +9907,13 @@ export function commands() {
   }
 
   /** `vkCmdSetScissorWithCount`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetScissorWithCount(rt, fn, _owner, check) {
+  function cmdSetScissorWithCount(rt, fn, _owner, check, called) {
     const E0 = rt.entry("VkRect2D");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
     return function cmdSetScissorWithCount(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetScissorWithCount", "commandBuffer");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "commandBuffer");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -10232,12 +9932,10 @@ export function commands() {
             W0(m, c, e2, 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkRect2D", u1, "vkCmdSetScissorWithCount", "pScissors");
+            a2 = rt.refit(m, top, e, E0, "VkRect2D", u1, called, "pScissors");
           }
-        } else a2 = rt.array(m, "struct", "VkRect2D", u1, false, "vkCmdSetScissorWithCount", "pScissors", E0);
-        const n1_0 = Array.isArray(u1)
-          ? u1.length
-          : rt.len(u1, "struct", "vkCmdSetScissorWithCount", "pScissors");
+        } else a2 = rt.array(m, "struct", "VkRect2D", u1, false, called, "pScissors", E0);
+        const n1_0 = Array.isArray(u1) ? u1.length : rt.len(u1, "struct", called, "pScissors");
         const a1 = n1_0;
         check(a0, a1, a2);
         fn(a0, a1, a2);
@@ -10291,35 +9989,25 @@ export function commands() {
   }
 
   /** `vkCmdSetStencilOp`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetStencilOp(rt, fn, _owner, check) {
+  function cmdSetStencilOp(rt, fn, _owner, check, called) {
     let passed = null, passedAt = -1;
     return function cmdSetStencilOp(u0, u1, u2, u3, u4, u5) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetStencilOp", "commandBuffer");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "commandBuffer");
         passed = u0;
         passedAt = rt.epoch;
       }
       const a0 = u0;
       let a1 = u1;
-      if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-        a1 = rt.integer(a1, "u32", "vkCmdSetStencilOp", "faceMask");
-      }
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) a1 = rt.integer(a1, "u32", called, "faceMask");
       let a2 = u2;
-      if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
-        a2 = rt.integer(a2, "u32", "vkCmdSetStencilOp", "failOp");
-      }
+      if (typeof a2 !== "number" || a2 >>> 0 !== a2) a2 = rt.integer(a2, "u32", called, "failOp");
       let a3 = u3;
-      if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
-        a3 = rt.integer(a3, "u32", "vkCmdSetStencilOp", "passOp");
-      }
+      if (typeof a3 !== "number" || a3 >>> 0 !== a3) a3 = rt.integer(a3, "u32", called, "passOp");
       let a4 = u4;
-      if (typeof a4 !== "number" || a4 >>> 0 !== a4) {
-        a4 = rt.integer(a4, "u32", "vkCmdSetStencilOp", "depthFailOp");
-      }
+      if (typeof a4 !== "number" || a4 >>> 0 !== a4) a4 = rt.integer(a4, "u32", called, "depthFailOp");
       let a5 = u5;
-      if (typeof a5 !== "number" || a5 >>> 0 !== a5) {
-        a5 = rt.integer(a5, "u32", "vkCmdSetStencilOp", "compareOp");
-      }
+      if (typeof a5 !== "number" || a5 >>> 0 !== a5) a5 = rt.integer(a5, "u32", called, "compareOp");
       check(a0, a1, a2, a3, a4, a5);
       fn(a0, a1, a2, a3, a4, a5);
     };
@@ -10349,18 +10037,18 @@ export function commands() {
   }
 
   /** `vkCmdSetStencilTestEnable`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetStencilTestEnable(rt, fn, _owner, check) {
+  function cmdSetStencilTestEnable(rt, fn, _owner, check, called) {
     let passed = null, passedAt = -1;
     return function cmdSetStencilTestEnable(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetStencilTestEnable", "commandBuffer");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "commandBuffer");
         passed = u0;
         passedAt = rt.epoch;
       }
       const a0 = u0;
       let a1 = 0;
       if (u1 === true) a1 = 1;
-      else if (u1 !== false) a1 = rt.integer(u1, "bool", "vkCmdSetStencilTestEnable", "stencilTestEnable");
+      else if (u1 !== false) a1 = rt.integer(u1, "bool", called, "stencilTestEnable");
       check(a0, a1);
       fn(a0, a1);
     };
@@ -10759,13 +10447,13 @@ export function commands() {
   }
 
   /** `vkCmdSetViewportWithCount`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdSetViewportWithCount(rt, fn, _owner, check) {
+  function cmdSetViewportWithCount(rt, fn, _owner, check, called) {
     const E0 = rt.entry("VkViewport");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
     return function cmdSetViewportWithCount(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetViewportWithCount", "commandBuffer");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "commandBuffer");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -10784,21 +10472,10 @@ export function commands() {
             W0(m, c, e2, 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkViewport", u1, "vkCmdSetViewportWithCount", "pViewports");
+            a2 = rt.refit(m, top, e, E0, "VkViewport", u1, called, "pViewports");
           }
-        } else {a2 = rt.array(
-            m,
-            "struct",
-            "VkViewport",
-            u1,
-            false,
-            "vkCmdSetViewportWithCount",
-            "pViewports",
-            E0,
-          );}
-        const n1_0 = Array.isArray(u1)
-          ? u1.length
-          : rt.len(u1, "struct", "vkCmdSetViewportWithCount", "pViewports");
+        } else a2 = rt.array(m, "struct", "VkViewport", u1, false, called, "pViewports", E0);
+        const n1_0 = Array.isArray(u1) ? u1.length : rt.len(u1, "struct", called, "pViewports");
         const a1 = n1_0;
         check(a0, a1, a2);
         fn(a0, a1, a2);
@@ -11440,13 +11117,13 @@ export function commands() {
   }
 
   /** `vkCmdWaitEvents2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdWaitEvents2(rt, fn, _owner, check) {
+  function cmdWaitEvents2(rt, fn, _owner, check, called) {
     const E0 = rt.entry("VkDependencyInfo");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
     return function cmdWaitEvents2(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdWaitEvents2", "commandBuffer");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "commandBuffer");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -11461,7 +11138,7 @@ export function commands() {
           const c = m.alloc(8, 8);
           m.u64[c >> 3] = rt.address(e2);
           a2 = m.at(c);
-        } else a2 = rt.handles(m, "VkEvent", u1, false, "vkCmdWaitEvents2", "pEvents", false);
+        } else a2 = rt.handles(m, "VkEvent", u1, false, called, "pEvents", false);
         let e3;
         let a3;
         if (
@@ -11474,25 +11151,12 @@ export function commands() {
             W0(m, c, e3, 0);
             a3 = m.at(c);
           } catch (e) {
-            a3 = rt.refit(m, top, e, E0, "VkDependencyInfo", u2, "vkCmdWaitEvents2", "pDependencyInfos");
+            a3 = rt.refit(m, top, e, E0, "VkDependencyInfo", u2, called, "pDependencyInfos");
           }
-        } else {a3 = rt.array(
-            m,
-            "struct",
-            "VkDependencyInfo",
-            u2,
-            false,
-            "vkCmdWaitEvents2",
-            "pDependencyInfos",
-            E0,
-          );}
-        const n1_0 = Array.isArray(u1) ? u1.length : rt.len(u1, "handle", "vkCmdWaitEvents2", "pEvents");
-        const n1_1 = Array.isArray(u2)
-          ? u2.length
-          : rt.len(u2, "struct", "vkCmdWaitEvents2", "pDependencyInfos");
-        if (n1_1 !== n1_0 && u2 != null) {
-          rt.mismatch("vkCmdWaitEvents2", "pEvents", n1_0, "pDependencyInfos", n1_1);
-        }
+        } else a3 = rt.array(m, "struct", "VkDependencyInfo", u2, false, called, "pDependencyInfos", E0);
+        const n1_0 = Array.isArray(u1) ? u1.length : rt.len(u1, "handle", called, "pEvents");
+        const n1_1 = Array.isArray(u2) ? u2.length : rt.len(u2, "struct", called, "pDependencyInfos");
+        if (n1_1 !== n1_0 && u2 != null) rt.mismatch(called, "pEvents", n1_0, "pDependencyInfos", n1_1);
         const a1 = n1_0;
         check(a0, a1, a2, a3);
         fn(a0, a1, a2, a3);
@@ -11774,11 +11438,11 @@ export function commands() {
   }
 
   /** `vkCmdWriteTimestamp2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function cmdWriteTimestamp2(rt, fn, _owner, check) {
+  function cmdWriteTimestamp2(rt, fn, _owner, check, called) {
     let passed = null, passedAt = -1;
     return function cmdWriteTimestamp2(u0, u1, u2, u3) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkCmdWriteTimestamp2", "commandBuffer");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "commandBuffer");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -11786,9 +11450,7 @@ export function commands() {
       const a1 = u1 ?? 0n;
       const a2 = u2;
       let a3 = u3;
-      if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
-        a3 = rt.integer(a3, "u32", "vkCmdWriteTimestamp2", "query");
-      }
+      if (typeof a3 !== "number" || a3 >>> 0 !== a3) a3 = rt.integer(a3, "u32", called, "query");
       check(a0, a1, a2, a3);
       fn(a0, a1, a2, a3);
     };
@@ -11986,13 +11648,13 @@ export function commands() {
   }
 
   /** `vkCopyImageToImage`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function copyImageToImage(rt, fn, _owner, check) {
+  function copyImageToImage(rt, fn, _owner, check, called) {
     const E0 = rt.entry("VkCopyImageToImageInfo");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
     return function copyImageToImage(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkCopyImageToImage", "device");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "device");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -12007,29 +11669,12 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(
-              m,
-              top,
-              e,
-              E0,
-              "VkCopyImageToImageInfo",
-              [u1],
-              "vkCopyImageToImage",
-              "pCopyImageToImageInfo",
-            );
+            a1 = rt.refit(m, top, e, E0, "VkCopyImageToImageInfo", [u1], called, "pCopyImageToImageInfo");
           }
-        } else {a1 = rt.struct(
-            m,
-            E0,
-            "VkCopyImageToImageInfo",
-            u1,
-            false,
-            "vkCopyImageToImage",
-            "pCopyImageToImageInfo",
-          );}
+        } else a1 = rt.struct(m, E0, "VkCopyImageToImageInfo", u1, false, called, "pCopyImageToImageInfo");
         check(a0, a1);
         const r = fn(a0, a1);
-        if (r < 0) rt.fail(r, "vkCopyImageToImage");
+        if (r < 0) rt.fail(r, called);
       } finally {
         rt.leave(m);
       }
@@ -12037,13 +11682,13 @@ export function commands() {
   }
 
   /** `vkCopyImageToMemory`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function copyImageToMemory(rt, fn, _owner, check) {
+  function copyImageToMemory(rt, fn, _owner, check, called) {
     const E0 = rt.entry("VkCopyImageToMemoryInfo");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
     return function copyImageToMemory(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkCopyImageToMemory", "device");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "device");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -12058,29 +11703,12 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(
-              m,
-              top,
-              e,
-              E0,
-              "VkCopyImageToMemoryInfo",
-              [u1],
-              "vkCopyImageToMemory",
-              "pCopyImageToMemoryInfo",
-            );
+            a1 = rt.refit(m, top, e, E0, "VkCopyImageToMemoryInfo", [u1], called, "pCopyImageToMemoryInfo");
           }
-        } else {a1 = rt.struct(
-            m,
-            E0,
-            "VkCopyImageToMemoryInfo",
-            u1,
-            false,
-            "vkCopyImageToMemory",
-            "pCopyImageToMemoryInfo",
-          );}
+        } else a1 = rt.struct(m, E0, "VkCopyImageToMemoryInfo", u1, false, called, "pCopyImageToMemoryInfo");
         check(a0, a1);
         const r = fn(a0, a1);
-        if (r < 0) rt.fail(r, "vkCopyImageToMemory");
+        if (r < 0) rt.fail(r, called);
       } finally {
         rt.leave(m);
       }
@@ -12147,13 +11775,13 @@ export function commands() {
   }
 
   /** `vkCopyMemoryToImage`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function copyMemoryToImage(rt, fn, _owner, check) {
+  function copyMemoryToImage(rt, fn, _owner, check, called) {
     const E0 = rt.entry("VkCopyMemoryToImageInfo");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
     return function copyMemoryToImage(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkCopyMemoryToImage", "device");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "device");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -12168,29 +11796,12 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(
-              m,
-              top,
-              e,
-              E0,
-              "VkCopyMemoryToImageInfo",
-              [u1],
-              "vkCopyMemoryToImage",
-              "pCopyMemoryToImageInfo",
-            );
+            a1 = rt.refit(m, top, e, E0, "VkCopyMemoryToImageInfo", [u1], called, "pCopyMemoryToImageInfo");
           }
-        } else {a1 = rt.struct(
-            m,
-            E0,
-            "VkCopyMemoryToImageInfo",
-            u1,
-            false,
-            "vkCopyMemoryToImage",
-            "pCopyMemoryToImageInfo",
-          );}
+        } else a1 = rt.struct(m, E0, "VkCopyMemoryToImageInfo", u1, false, called, "pCopyMemoryToImageInfo");
         check(a0, a1);
         const r = fn(a0, a1);
-        if (r < 0) rt.fail(r, "vkCopyMemoryToImage");
+        if (r < 0) rt.fail(r, called);
       } finally {
         rt.leave(m);
       }
@@ -13441,13 +13052,13 @@ export function commands() {
   }
 
   /** `vkCreateDescriptorUpdateTemplate`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createDescriptorUpdateTemplate(rt, fn, _owner, check) {
+  function createDescriptorUpdateTemplate(rt, fn, _owner, check, called) {
     const E0 = rt.entry("VkDescriptorUpdateTemplateCreateInfo");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
     return function createDescriptorUpdateTemplate(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateDescriptorUpdateTemplate", "device");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "device");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -13462,16 +13073,7 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(
-              m,
-              top,
-              e,
-              E0,
-              "VkDescriptorUpdateTemplateCreateInfo",
-              [u1],
-              "vkCreateDescriptorUpdateTemplate",
-              "pCreateInfo",
-            );
+            a1 = rt.refit(m, top, e, E0, "VkDescriptorUpdateTemplateCreateInfo", [u1], called, "pCreateInfo");
           }
         } else {a1 = rt.struct(
             m,
@@ -13479,14 +13081,14 @@ export function commands() {
             "VkDescriptorUpdateTemplateCreateInfo",
             u1,
             false,
-            "vkCreateDescriptorUpdateTemplate",
+            called,
             "pCreateInfo",
           );}
         const a2 = null;
         const a3 = m.at(0);
         check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
-        if (r < 0) rt.fail(r, "vkCreateDescriptorUpdateTemplate");
+        if (r < 0) rt.fail(r, called);
         const o3 = rt.handle(m, 0);
         return o3;
       } finally {
@@ -14921,13 +14523,13 @@ export function commands() {
   }
 
   /** `vkCreatePrivateDataSlot`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createPrivateDataSlot(rt, fn, _owner, check) {
+  function createPrivateDataSlot(rt, fn, _owner, check, called) {
     const E0 = rt.entry("VkPrivateDataSlotCreateInfo");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
     return function createPrivateDataSlot(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkCreatePrivateDataSlot", "device");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "device");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -14942,31 +14544,14 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(
-              m,
-              top,
-              e,
-              E0,
-              "VkPrivateDataSlotCreateInfo",
-              [u1],
-              "vkCreatePrivateDataSlot",
-              "pCreateInfo",
-            );
+            a1 = rt.refit(m, top, e, E0, "VkPrivateDataSlotCreateInfo", [u1], called, "pCreateInfo");
           }
-        } else {a1 = rt.struct(
-            m,
-            E0,
-            "VkPrivateDataSlotCreateInfo",
-            u1,
-            false,
-            "vkCreatePrivateDataSlot",
-            "pCreateInfo",
-          );}
+        } else a1 = rt.struct(m, E0, "VkPrivateDataSlotCreateInfo", u1, false, called, "pCreateInfo");
         const a2 = null;
         const a3 = m.at(0);
         check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
-        if (r < 0) rt.fail(r, "vkCreatePrivateDataSlot");
+        if (r < 0) rt.fail(r, called);
         const o3 = rt.handle(m, 0);
         return o3;
       } finally {
@@ -15213,13 +14798,13 @@ export function commands() {
   }
 
   /** `vkCreateRenderPass2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createRenderPass2(rt, fn, _owner, check) {
+  function createRenderPass2(rt, fn, _owner, check, called) {
     const E0 = rt.entry("VkRenderPassCreateInfo2");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
     return function createRenderPass2(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateRenderPass2", "device");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "device");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -15234,31 +14819,14 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(
-              m,
-              top,
-              e,
-              E0,
-              "VkRenderPassCreateInfo2",
-              [u1],
-              "vkCreateRenderPass2",
-              "pCreateInfo",
-            );
+            a1 = rt.refit(m, top, e, E0, "VkRenderPassCreateInfo2", [u1], called, "pCreateInfo");
           }
-        } else {a1 = rt.struct(
-            m,
-            E0,
-            "VkRenderPassCreateInfo2",
-            u1,
-            false,
-            "vkCreateRenderPass2",
-            "pCreateInfo",
-          );}
+        } else a1 = rt.struct(m, E0, "VkRenderPassCreateInfo2", u1, false, called, "pCreateInfo");
         const a2 = null;
         const a3 = m.at(0);
         check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
-        if (r < 0) rt.fail(r, "vkCreateRenderPass2");
+        if (r < 0) rt.fail(r, called);
         const o3 = rt.handle(m, 0);
         return o3;
       } finally {
@@ -15306,13 +14874,13 @@ export function commands() {
   }
 
   /** `vkCreateSamplerYcbcrConversion`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function createSamplerYcbcrConversion(rt, fn, _owner, check) {
+  function createSamplerYcbcrConversion(rt, fn, _owner, check, called) {
     const E0 = rt.entry("VkSamplerYcbcrConversionCreateInfo");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
     return function createSamplerYcbcrConversion(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkCreateSamplerYcbcrConversion", "device");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "device");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -15327,31 +14895,14 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(
-              m,
-              top,
-              e,
-              E0,
-              "VkSamplerYcbcrConversionCreateInfo",
-              [u1],
-              "vkCreateSamplerYcbcrConversion",
-              "pCreateInfo",
-            );
+            a1 = rt.refit(m, top, e, E0, "VkSamplerYcbcrConversionCreateInfo", [u1], called, "pCreateInfo");
           }
-        } else {a1 = rt.struct(
-            m,
-            E0,
-            "VkSamplerYcbcrConversionCreateInfo",
-            u1,
-            false,
-            "vkCreateSamplerYcbcrConversion",
-            "pCreateInfo",
-          );}
+        } else a1 = rt.struct(m, E0, "VkSamplerYcbcrConversionCreateInfo", u1, false, called, "pCreateInfo");
         const a2 = null;
         const a3 = m.at(0);
         check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
-        if (r < 0) rt.fail(r, "vkCreateSamplerYcbcrConversion");
+        if (r < 0) rt.fail(r, called);
         const o3 = rt.handle(m, 0);
         return o3;
       } finally {
@@ -16881,11 +16432,11 @@ export function commands() {
   }
 
   /** `vkDestroyDescriptorUpdateTemplate`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function destroyDescriptorUpdateTemplate(rt, fn, _owner, check) {
+  function destroyDescriptorUpdateTemplate(rt, fn, _owner, check, called) {
     let passed = null, passedAt = -1;
     return function destroyDescriptorUpdateTemplate(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyDescriptorUpdateTemplate", "device");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "device");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -17202,11 +16753,11 @@ export function commands() {
   }
 
   /** `vkDestroyPrivateDataSlot`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function destroyPrivateDataSlot(rt, fn, _owner, check) {
+  function destroyPrivateDataSlot(rt, fn, _owner, check, called) {
     let passed = null, passedAt = -1;
     return function destroyPrivateDataSlot(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkDestroyPrivateDataSlot", "device");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "device");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -17270,11 +16821,11 @@ export function commands() {
   }
 
   /** `vkDestroySamplerYcbcrConversion`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function destroySamplerYcbcrConversion(rt, fn, _owner, check) {
+  function destroySamplerYcbcrConversion(rt, fn, _owner, check, called) {
     let passed = null, passedAt = -1;
     return function destroySamplerYcbcrConversion(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkDestroySamplerYcbcrConversion", "device");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "device");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -17728,11 +17279,11 @@ export function commands() {
   }
 
   /** `vkEnumeratePhysicalDeviceGroups`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function enumeratePhysicalDeviceGroups(rt, fn, _owner, check) {
+  function enumeratePhysicalDeviceGroups(rt, fn, _owner, check, called) {
     let passed = null, passedAt = -1;
     return function enumeratePhysicalDeviceGroups(u0) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkEnumeratePhysicalDeviceGroups", "instance");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "instance");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -17746,7 +17297,7 @@ export function commands() {
           m.view.setBigUint64(0, 0n, true);
           a2 = null;
           r = fn(a0, a1, a2);
-          if (r < 0) rt.fail(r, "vkEnumeratePhysicalDeviceGroups");
+          if (r < 0) rt.fail(r, called);
           const n = m.view.getUint32(0, true);
           if (n === 0) {
             o2 = [];
@@ -17755,13 +17306,13 @@ export function commands() {
           const b2 = rt.outArray(m, "struct", "VkPhysicalDeviceGroupProperties", n);
           a2 = m.pointer(b2);
           r = fn(a0, a1, a2);
-          if (r < 0) rt.fail(r, "vkEnumeratePhysicalDeviceGroups");
+          if (r < 0) rt.fail(r, called);
           if (r === 5 && attempt < 16) continue;
           const got = Math.min(m.view.getUint32(0, true), n);
           o2 = rt.readArray("struct", "VkPhysicalDeviceGroupProperties", b2, got);
           break;
         }
-        if (r === 5) rt.fail(5, "vkEnumeratePhysicalDeviceGroups");
+        if (r === 5) rt.fail(5, called);
         return o2;
       } finally {
         rt.leave(m);
@@ -18510,13 +18061,13 @@ export function commands() {
   }
 
   /** `vkGetBufferDeviceAddress`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getBufferDeviceAddress(rt, fn, _owner, check) {
+  function getBufferDeviceAddress(rt, fn, _owner, check, called) {
     const E0 = rt.entry("VkBufferDeviceAddressInfo");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
     return function getBufferDeviceAddress(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkGetBufferDeviceAddress", "device");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "device");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -18531,26 +18082,9 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(
-              m,
-              top,
-              e,
-              E0,
-              "VkBufferDeviceAddressInfo",
-              [u1],
-              "vkGetBufferDeviceAddress",
-              "pInfo",
-            );
+            a1 = rt.refit(m, top, e, E0, "VkBufferDeviceAddressInfo", [u1], called, "pInfo");
           }
-        } else {a1 = rt.struct(
-            m,
-            E0,
-            "VkBufferDeviceAddressInfo",
-            u1,
-            false,
-            "vkGetBufferDeviceAddress",
-            "pInfo",
-          );}
+        } else a1 = rt.struct(m, E0, "VkBufferDeviceAddressInfo", u1, false, called, "pInfo");
         check(a0, a1);
         const r = fn(a0, a1);
         return r;
@@ -18587,14 +18121,14 @@ export function commands() {
   }
 
   /** `vkGetBufferMemoryRequirements2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getBufferMemoryRequirements2(rt, fn, _owner, check) {
+  function getBufferMemoryRequirements2(rt, fn, _owner, check, called) {
     const E0 = rt.entry("VkBufferMemoryRequirementsInfo2");
     const W0 = E0[0];
     const E1 = rt.entry("VkMemoryRequirements2");
     let passed = null, passedAt = -1;
     return function getBufferMemoryRequirements2(u0, u1, c2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkGetBufferMemoryRequirements2", "device");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "device");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -18609,27 +18143,10 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(
-              m,
-              top,
-              e,
-              E0,
-              "VkBufferMemoryRequirementsInfo2",
-              [u1],
-              "vkGetBufferMemoryRequirements2",
-              "pInfo",
-            );
+            a1 = rt.refit(m, top, e, E0, "VkBufferMemoryRequirementsInfo2", [u1], called, "pInfo");
           }
-        } else {a1 = rt.struct(
-            m,
-            E0,
-            "VkBufferMemoryRequirementsInfo2",
-            u1,
-            false,
-            "vkGetBufferMemoryRequirements2",
-            "pInfo",
-          );}
-        rt.outStruct(m, E1, "VkMemoryRequirements2", 0, c2, "vkGetBufferMemoryRequirements2");
+        } else a1 = rt.struct(m, E0, "VkBufferMemoryRequirementsInfo2", u1, false, called, "pInfo");
+        rt.outStruct(m, E1, "VkMemoryRequirements2", 0, c2, called);
         const a2 = m.at(0);
         check(a0, a1, a2);
         fn(a0, a1, a2);
@@ -18642,13 +18159,13 @@ export function commands() {
   }
 
   /** `vkGetBufferOpaqueCaptureAddress`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getBufferOpaqueCaptureAddress(rt, fn, _owner, check) {
+  function getBufferOpaqueCaptureAddress(rt, fn, _owner, check, called) {
     const E0 = rt.entry("VkBufferDeviceAddressInfo");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
     return function getBufferOpaqueCaptureAddress(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkGetBufferOpaqueCaptureAddress", "device");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "device");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -18663,26 +18180,9 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(
-              m,
-              top,
-              e,
-              E0,
-              "VkBufferDeviceAddressInfo",
-              [u1],
-              "vkGetBufferOpaqueCaptureAddress",
-              "pInfo",
-            );
+            a1 = rt.refit(m, top, e, E0, "VkBufferDeviceAddressInfo", [u1], called, "pInfo");
           }
-        } else {a1 = rt.struct(
-            m,
-            E0,
-            "VkBufferDeviceAddressInfo",
-            u1,
-            false,
-            "vkGetBufferOpaqueCaptureAddress",
-            "pInfo",
-          );}
+        } else a1 = rt.struct(m, E0, "VkBufferDeviceAddressInfo", u1, false, called, "pInfo");
         check(a0, a1);
         const r = fn(a0, a1);
         return r;
@@ -18745,13 +18245,13 @@ export function commands() {
   }
 
   /** `vkGetCalibratedTimestampsKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getCalibratedTimestampsKHR(rt, fn, _owner, check) {
+  function getCalibratedTimestampsKHR(rt, fn, _owner, check, called) {
     const E0 = rt.entry("VkCalibratedTimestampInfoKHR");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
     return function getCalibratedTimestampsKHR(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkGetCalibratedTimestampsKHR", "device");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "device");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -18770,16 +18270,7 @@ export function commands() {
             W0(m, c, e2, 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(
-              m,
-              top,
-              e,
-              E0,
-              "VkCalibratedTimestampInfoKHR",
-              u1,
-              "vkGetCalibratedTimestampsKHR",
-              "pTimestampInfos",
-            );
+            a2 = rt.refit(m, top, e, E0, "VkCalibratedTimestampInfoKHR", u1, called, "pTimestampInfos");
           }
         } else {a2 = rt.array(
             m,
@@ -18787,13 +18278,11 @@ export function commands() {
             "VkCalibratedTimestampInfoKHR",
             u1,
             false,
-            "vkGetCalibratedTimestampsKHR",
+            called,
             "pTimestampInfos",
             E0,
           );}
-        const n1_0 = Array.isArray(u1)
-          ? u1.length
-          : rt.len(u1, "struct", "vkGetCalibratedTimestampsKHR", "pTimestampInfos");
+        const n1_0 = Array.isArray(u1) ? u1.length : rt.len(u1, "struct", called, "pTimestampInfos");
         const a1 = n1_0;
         const n3 = rt.size(a1);
         const b3 = rt.outArray(m, "scalar", "u64", n3);
@@ -18801,7 +18290,7 @@ export function commands() {
         const a4 = m.at(0);
         check(a0, a1, a2, a3, a4);
         const r = fn(a0, a1, a2, a3, a4);
-        if (r < 0) rt.fail(r, "vkGetCalibratedTimestampsKHR");
+        if (r < 0) rt.fail(r, called);
         const o3 = rt.readArray("scalar", "u64", b3, n3);
         const o4 = rt.scalar(m, 0, "u64");
         return { "timestamps": o3, "maxDeviation": o4 };
@@ -19417,14 +18906,14 @@ export function commands() {
   }
 
   /** `vkGetDescriptorSetLayoutSupport`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getDescriptorSetLayoutSupport(rt, fn, _owner, check) {
+  function getDescriptorSetLayoutSupport(rt, fn, _owner, check, called) {
     const E0 = rt.entry("VkDescriptorSetLayoutCreateInfo");
     const W0 = E0[0];
     const E1 = rt.entry("VkDescriptorSetLayoutSupport");
     let passed = null, passedAt = -1;
     return function getDescriptorSetLayoutSupport(u0, u1, c2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkGetDescriptorSetLayoutSupport", "device");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "device");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -19439,27 +18928,10 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(
-              m,
-              top,
-              e,
-              E0,
-              "VkDescriptorSetLayoutCreateInfo",
-              [u1],
-              "vkGetDescriptorSetLayoutSupport",
-              "pCreateInfo",
-            );
+            a1 = rt.refit(m, top, e, E0, "VkDescriptorSetLayoutCreateInfo", [u1], called, "pCreateInfo");
           }
-        } else {a1 = rt.struct(
-            m,
-            E0,
-            "VkDescriptorSetLayoutCreateInfo",
-            u1,
-            false,
-            "vkGetDescriptorSetLayoutSupport",
-            "pCreateInfo",
-          );}
-        rt.outStruct(m, E1, "VkDescriptorSetLayoutSupport", 0, c2, "vkGetDescriptorSetLayoutSupport");
+        } else a1 = rt.struct(m, E0, "VkDescriptorSetLayoutCreateInfo", u1, false, called, "pCreateInfo");
+        rt.outStruct(m, E1, "VkDescriptorSetLayoutSupport", 0, c2, called);
         const a2 = m.at(0);
         check(a0, a1, a2);
         fn(a0, a1, a2);
@@ -19525,14 +18997,14 @@ export function commands() {
   }
 
   /** `vkGetDeviceBufferMemoryRequirements`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getDeviceBufferMemoryRequirements(rt, fn, _owner, check) {
+  function getDeviceBufferMemoryRequirements(rt, fn, _owner, check, called) {
     const E0 = rt.entry("VkDeviceBufferMemoryRequirements");
     const W0 = E0[0];
     const E1 = rt.entry("VkMemoryRequirements2");
     let passed = null, passedAt = -1;
     return function getDeviceBufferMemoryRequirements(u0, u1, c2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeviceBufferMemoryRequirements", "device");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "device");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -19547,27 +19019,10 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(
-              m,
-              top,
-              e,
-              E0,
-              "VkDeviceBufferMemoryRequirements",
-              [u1],
-              "vkGetDeviceBufferMemoryRequirements",
-              "pInfo",
-            );
+            a1 = rt.refit(m, top, e, E0, "VkDeviceBufferMemoryRequirements", [u1], called, "pInfo");
           }
-        } else {a1 = rt.struct(
-            m,
-            E0,
-            "VkDeviceBufferMemoryRequirements",
-            u1,
-            false,
-            "vkGetDeviceBufferMemoryRequirements",
-            "pInfo",
-          );}
-        rt.outStruct(m, E1, "VkMemoryRequirements2", 0, c2, "vkGetDeviceBufferMemoryRequirements");
+        } else a1 = rt.struct(m, E0, "VkDeviceBufferMemoryRequirements", u1, false, called, "pInfo");
+        rt.outStruct(m, E1, "VkMemoryRequirements2", 0, c2, called);
         const a2 = m.at(0);
         check(a0, a1, a2);
         fn(a0, a1, a2);
@@ -19705,11 +19160,11 @@ export function commands() {
   }
 
   /** `vkGetDeviceGroupPeerMemoryFeatures`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getDeviceGroupPeerMemoryFeatures(rt, fn, _owner, check) {
+  function getDeviceGroupPeerMemoryFeatures(rt, fn, _owner, check, called) {
     let passed = null, passedAt = -1;
     return function getDeviceGroupPeerMemoryFeatures(u0, u1, u2, u3) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeviceGroupPeerMemoryFeatures", "device");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "device");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -19717,16 +19172,12 @@ export function commands() {
       try {
         const a0 = u0;
         let a1 = u1;
-        if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-          a1 = rt.integer(a1, "u32", "vkGetDeviceGroupPeerMemoryFeatures", "heapIndex");
-        }
+        if (typeof a1 !== "number" || a1 >>> 0 !== a1) a1 = rt.integer(a1, "u32", called, "heapIndex");
         let a2 = u2;
-        if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
-          a2 = rt.integer(a2, "u32", "vkGetDeviceGroupPeerMemoryFeatures", "localDeviceIndex");
-        }
+        if (typeof a2 !== "number" || a2 >>> 0 !== a2) a2 = rt.integer(a2, "u32", called, "localDeviceIndex");
         let a3 = u3;
         if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
-          a3 = rt.integer(a3, "u32", "vkGetDeviceGroupPeerMemoryFeatures", "remoteDeviceIndex");
+          a3 = rt.integer(a3, "u32", called, "remoteDeviceIndex");
         }
         const a4 = m.at(0);
         check(a0, a1, a2, a3, a4);
@@ -19852,14 +19303,14 @@ export function commands() {
   }
 
   /** `vkGetDeviceImageMemoryRequirements`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getDeviceImageMemoryRequirements(rt, fn, _owner, check) {
+  function getDeviceImageMemoryRequirements(rt, fn, _owner, check, called) {
     const E0 = rt.entry("VkDeviceImageMemoryRequirements");
     const W0 = E0[0];
     const E1 = rt.entry("VkMemoryRequirements2");
     let passed = null, passedAt = -1;
     return function getDeviceImageMemoryRequirements(u0, u1, c2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeviceImageMemoryRequirements", "device");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "device");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -19874,27 +19325,10 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(
-              m,
-              top,
-              e,
-              E0,
-              "VkDeviceImageMemoryRequirements",
-              [u1],
-              "vkGetDeviceImageMemoryRequirements",
-              "pInfo",
-            );
+            a1 = rt.refit(m, top, e, E0, "VkDeviceImageMemoryRequirements", [u1], called, "pInfo");
           }
-        } else {a1 = rt.struct(
-            m,
-            E0,
-            "VkDeviceImageMemoryRequirements",
-            u1,
-            false,
-            "vkGetDeviceImageMemoryRequirements",
-            "pInfo",
-          );}
-        rt.outStruct(m, E1, "VkMemoryRequirements2", 0, c2, "vkGetDeviceImageMemoryRequirements");
+        } else a1 = rt.struct(m, E0, "VkDeviceImageMemoryRequirements", u1, false, called, "pInfo");
+        rt.outStruct(m, E1, "VkMemoryRequirements2", 0, c2, called);
         const a2 = m.at(0);
         check(a0, a1, a2);
         fn(a0, a1, a2);
@@ -19907,13 +19341,13 @@ export function commands() {
   }
 
   /** `vkGetDeviceImageSparseMemoryRequirements`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getDeviceImageSparseMemoryRequirements(rt, fn, _owner, check) {
+  function getDeviceImageSparseMemoryRequirements(rt, fn, _owner, check, called) {
     const E0 = rt.entry("VkDeviceImageMemoryRequirements");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
     return function getDeviceImageSparseMemoryRequirements(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeviceImageSparseMemoryRequirements", "device");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "device");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -19928,26 +19362,9 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(
-              m,
-              top,
-              e,
-              E0,
-              "VkDeviceImageMemoryRequirements",
-              [u1],
-              "vkGetDeviceImageSparseMemoryRequirements",
-              "pInfo",
-            );
+            a1 = rt.refit(m, top, e, E0, "VkDeviceImageMemoryRequirements", [u1], called, "pInfo");
           }
-        } else {a1 = rt.struct(
-            m,
-            E0,
-            "VkDeviceImageMemoryRequirements",
-            u1,
-            false,
-            "vkGetDeviceImageSparseMemoryRequirements",
-            "pInfo",
-          );}
+        } else a1 = rt.struct(m, E0, "VkDeviceImageMemoryRequirements", u1, false, called, "pInfo");
         const a2 = m.at(0);
         let r, a3, o3;
         check(a0, a1, a2, a3);
@@ -19978,14 +19395,14 @@ export function commands() {
   }
 
   /** `vkGetDeviceImageSubresourceLayout`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getDeviceImageSubresourceLayout(rt, fn, _owner, check) {
+  function getDeviceImageSubresourceLayout(rt, fn, _owner, check, called) {
     const E0 = rt.entry("VkDeviceImageSubresourceInfo");
     const W0 = E0[0];
     const E1 = rt.entry("VkSubresourceLayout2");
     let passed = null, passedAt = -1;
     return function getDeviceImageSubresourceLayout(u0, u1, c2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeviceImageSubresourceLayout", "device");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "device");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -20000,27 +19417,10 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(
-              m,
-              top,
-              e,
-              E0,
-              "VkDeviceImageSubresourceInfo",
-              [u1],
-              "vkGetDeviceImageSubresourceLayout",
-              "pInfo",
-            );
+            a1 = rt.refit(m, top, e, E0, "VkDeviceImageSubresourceInfo", [u1], called, "pInfo");
           }
-        } else {a1 = rt.struct(
-            m,
-            E0,
-            "VkDeviceImageSubresourceInfo",
-            u1,
-            false,
-            "vkGetDeviceImageSubresourceLayout",
-            "pInfo",
-          );}
-        rt.outStruct(m, E1, "VkSubresourceLayout2", 0, c2, "vkGetDeviceImageSubresourceLayout");
+        } else a1 = rt.struct(m, E0, "VkDeviceImageSubresourceInfo", u1, false, called, "pInfo");
+        rt.outStruct(m, E1, "VkSubresourceLayout2", 0, c2, called);
         const a2 = m.at(0);
         check(a0, a1, a2);
         fn(a0, a1, a2);
@@ -20057,13 +19457,13 @@ export function commands() {
   }
 
   /** `vkGetDeviceMemoryOpaqueCaptureAddress`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getDeviceMemoryOpaqueCaptureAddress(rt, fn, _owner, check) {
+  function getDeviceMemoryOpaqueCaptureAddress(rt, fn, _owner, check, called) {
     const E0 = rt.entry("VkDeviceMemoryOpaqueCaptureAddressInfo");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
     return function getDeviceMemoryOpaqueCaptureAddress(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeviceMemoryOpaqueCaptureAddress", "device");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "device");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -20078,26 +19478,9 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(
-              m,
-              top,
-              e,
-              E0,
-              "VkDeviceMemoryOpaqueCaptureAddressInfo",
-              [u1],
-              "vkGetDeviceMemoryOpaqueCaptureAddress",
-              "pInfo",
-            );
+            a1 = rt.refit(m, top, e, E0, "VkDeviceMemoryOpaqueCaptureAddressInfo", [u1], called, "pInfo");
           }
-        } else {a1 = rt.struct(
-            m,
-            E0,
-            "VkDeviceMemoryOpaqueCaptureAddressInfo",
-            u1,
-            false,
-            "vkGetDeviceMemoryOpaqueCaptureAddress",
-            "pInfo",
-          );}
+        } else a1 = rt.struct(m, E0, "VkDeviceMemoryOpaqueCaptureAddressInfo", u1, false, called, "pInfo");
         check(a0, a1);
         const r = fn(a0, a1);
         return r;
@@ -21253,14 +20636,14 @@ export function commands() {
   }
 
   /** `vkGetImageMemoryRequirements2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getImageMemoryRequirements2(rt, fn, _owner, check) {
+  function getImageMemoryRequirements2(rt, fn, _owner, check, called) {
     const E0 = rt.entry("VkImageMemoryRequirementsInfo2");
     const W0 = E0[0];
     const E1 = rt.entry("VkMemoryRequirements2");
     let passed = null, passedAt = -1;
     return function getImageMemoryRequirements2(u0, u1, c2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkGetImageMemoryRequirements2", "device");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "device");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -21275,27 +20658,10 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(
-              m,
-              top,
-              e,
-              E0,
-              "VkImageMemoryRequirementsInfo2",
-              [u1],
-              "vkGetImageMemoryRequirements2",
-              "pInfo",
-            );
+            a1 = rt.refit(m, top, e, E0, "VkImageMemoryRequirementsInfo2", [u1], called, "pInfo");
           }
-        } else {a1 = rt.struct(
-            m,
-            E0,
-            "VkImageMemoryRequirementsInfo2",
-            u1,
-            false,
-            "vkGetImageMemoryRequirements2",
-            "pInfo",
-          );}
-        rt.outStruct(m, E1, "VkMemoryRequirements2", 0, c2, "vkGetImageMemoryRequirements2");
+        } else a1 = rt.struct(m, E0, "VkImageMemoryRequirementsInfo2", u1, false, called, "pInfo");
+        rt.outStruct(m, E1, "VkMemoryRequirements2", 0, c2, called);
         const a2 = m.at(0);
         check(a0, a1, a2);
         fn(a0, a1, a2);
@@ -21441,13 +20807,13 @@ export function commands() {
   }
 
   /** `vkGetImageSparseMemoryRequirements2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getImageSparseMemoryRequirements2(rt, fn, _owner, check) {
+  function getImageSparseMemoryRequirements2(rt, fn, _owner, check, called) {
     const E0 = rt.entry("VkImageSparseMemoryRequirementsInfo2");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
     return function getImageSparseMemoryRequirements2(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkGetImageSparseMemoryRequirements2", "device");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "device");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -21462,26 +20828,9 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(
-              m,
-              top,
-              e,
-              E0,
-              "VkImageSparseMemoryRequirementsInfo2",
-              [u1],
-              "vkGetImageSparseMemoryRequirements2",
-              "pInfo",
-            );
+            a1 = rt.refit(m, top, e, E0, "VkImageSparseMemoryRequirementsInfo2", [u1], called, "pInfo");
           }
-        } else {a1 = rt.struct(
-            m,
-            E0,
-            "VkImageSparseMemoryRequirementsInfo2",
-            u1,
-            false,
-            "vkGetImageSparseMemoryRequirements2",
-            "pInfo",
-          );}
+        } else a1 = rt.struct(m, E0, "VkImageSparseMemoryRequirementsInfo2", u1, false, called, "pInfo");
         const a2 = m.at(0);
         let r, a3, o3;
         check(a0, a1, a2, a3);
@@ -21568,14 +20917,14 @@ export function commands() {
   }
 
   /** `vkGetImageSubresourceLayout2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getImageSubresourceLayout2(rt, fn, _owner, check) {
+  function getImageSubresourceLayout2(rt, fn, _owner, check, called) {
     const E0 = rt.entry("VkImageSubresource2");
     const W0 = E0[0];
     const E1 = rt.entry("VkSubresourceLayout2");
     let passed = null, passedAt = -1;
     return function getImageSubresourceLayout2(u0, u1, u2, c3) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkGetImageSubresourceLayout2", "device");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "device");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -21591,27 +20940,10 @@ export function commands() {
             W0(m, c, u2, 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(
-              m,
-              top,
-              e,
-              E0,
-              "VkImageSubresource2",
-              [u2],
-              "vkGetImageSubresourceLayout2",
-              "pSubresource",
-            );
+            a2 = rt.refit(m, top, e, E0, "VkImageSubresource2", [u2], called, "pSubresource");
           }
-        } else {a2 = rt.struct(
-            m,
-            E0,
-            "VkImageSubresource2",
-            u2,
-            false,
-            "vkGetImageSubresourceLayout2",
-            "pSubresource",
-          );}
-        rt.outStruct(m, E1, "VkSubresourceLayout2", 0, c3, "vkGetImageSubresourceLayout2");
+        } else a2 = rt.struct(m, E0, "VkImageSubresource2", u2, false, called, "pSubresource");
+        rt.outStruct(m, E1, "VkSubresourceLayout2", 0, c3, called);
         const a3 = m.at(0);
         check(a0, a1, a2, a3);
         fn(a0, a1, a2, a3);
@@ -22741,11 +22073,11 @@ export function commands() {
   }
 
   /** `vkGetPhysicalDeviceCalibrateableTimeDomainsKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceCalibrateableTimeDomainsKHR(rt, fn, _owner, check) {
+  function getPhysicalDeviceCalibrateableTimeDomainsKHR(rt, fn, _owner, check, called) {
     let passed = null, passedAt = -1;
     return function getPhysicalDeviceCalibrateableTimeDomainsKHR(u0) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceCalibrateableTimeDomainsKHR", "physicalDevice");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "physicalDevice");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -22759,7 +22091,7 @@ export function commands() {
           m.view.setBigUint64(0, 0n, true);
           a2 = null;
           r = fn(a0, a1, a2);
-          if (r < 0) rt.fail(r, "vkGetPhysicalDeviceCalibrateableTimeDomainsKHR");
+          if (r < 0) rt.fail(r, called);
           const n = m.view.getUint32(0, true);
           if (n === 0) {
             o2 = [];
@@ -22768,13 +22100,13 @@ export function commands() {
           const b2 = rt.outArray(m, "scalar", "u32", n);
           a2 = m.pointer(b2);
           r = fn(a0, a1, a2);
-          if (r < 0) rt.fail(r, "vkGetPhysicalDeviceCalibrateableTimeDomainsKHR");
+          if (r < 0) rt.fail(r, called);
           if (r === 5 && attempt < 16) continue;
           const got = Math.min(m.view.getUint32(0, true), n);
           o2 = rt.readArray("scalar", "u32", b2, got);
           break;
         }
-        if (r === 5) rt.fail(5, "vkGetPhysicalDeviceCalibrateableTimeDomainsKHR");
+        if (r === 5) rt.fail(5, called);
         return o2;
       } finally {
         rt.leave(m);
@@ -23244,14 +22576,14 @@ export function commands() {
   }
 
   /** `vkGetPhysicalDeviceExternalBufferProperties`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceExternalBufferProperties(rt, fn, _owner, check) {
+  function getPhysicalDeviceExternalBufferProperties(rt, fn, _owner, check, called) {
     const E0 = rt.entry("VkPhysicalDeviceExternalBufferInfo");
     const W0 = E0[0];
     const E1 = rt.entry("VkExternalBufferProperties");
     let passed = null, passedAt = -1;
     return function getPhysicalDeviceExternalBufferProperties(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceExternalBufferProperties", "physicalDevice");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "physicalDevice");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -23273,7 +22605,7 @@ export function commands() {
               E0,
               "VkPhysicalDeviceExternalBufferInfo",
               [u1],
-              "vkGetPhysicalDeviceExternalBufferProperties",
+              called,
               "pExternalBufferInfo",
             );
           }
@@ -23283,17 +22615,10 @@ export function commands() {
             "VkPhysicalDeviceExternalBufferInfo",
             u1,
             false,
-            "vkGetPhysicalDeviceExternalBufferProperties",
+            called,
             "pExternalBufferInfo",
           );}
-        rt.outStruct(
-          m,
-          E1,
-          "VkExternalBufferProperties",
-          0,
-          null,
-          "vkGetPhysicalDeviceExternalBufferProperties",
-        );
+        rt.outStruct(m, E1, "VkExternalBufferProperties", 0, null, called);
         const a2 = m.at(0);
         check(a0, a1, a2);
         fn(a0, a1, a2);
@@ -23306,14 +22631,14 @@ export function commands() {
   }
 
   /** `vkGetPhysicalDeviceExternalFenceProperties`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceExternalFenceProperties(rt, fn, _owner, check) {
+  function getPhysicalDeviceExternalFenceProperties(rt, fn, _owner, check, called) {
     const E0 = rt.entry("VkPhysicalDeviceExternalFenceInfo");
     const W0 = E0[0];
     const E1 = rt.entry("VkExternalFenceProperties");
     let passed = null, passedAt = -1;
     return function getPhysicalDeviceExternalFenceProperties(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceExternalFenceProperties", "physicalDevice");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "physicalDevice");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -23335,7 +22660,7 @@ export function commands() {
               E0,
               "VkPhysicalDeviceExternalFenceInfo",
               [u1],
-              "vkGetPhysicalDeviceExternalFenceProperties",
+              called,
               "pExternalFenceInfo",
             );
           }
@@ -23345,17 +22670,10 @@ export function commands() {
             "VkPhysicalDeviceExternalFenceInfo",
             u1,
             false,
-            "vkGetPhysicalDeviceExternalFenceProperties",
+            called,
             "pExternalFenceInfo",
           );}
-        rt.outStruct(
-          m,
-          E1,
-          "VkExternalFenceProperties",
-          0,
-          null,
-          "vkGetPhysicalDeviceExternalFenceProperties",
-        );
+        rt.outStruct(m, E1, "VkExternalFenceProperties", 0, null, called);
         const a2 = m.at(0);
         check(a0, a1, a2);
         fn(a0, a1, a2);
@@ -23432,14 +22750,14 @@ export function commands() {
   }
 
   /** `vkGetPhysicalDeviceExternalSemaphoreProperties`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceExternalSemaphoreProperties(rt, fn, _owner, check) {
+  function getPhysicalDeviceExternalSemaphoreProperties(rt, fn, _owner, check, called) {
     const E0 = rt.entry("VkPhysicalDeviceExternalSemaphoreInfo");
     const W0 = E0[0];
     const E1 = rt.entry("VkExternalSemaphoreProperties");
     let passed = null, passedAt = -1;
     return function getPhysicalDeviceExternalSemaphoreProperties(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceExternalSemaphoreProperties", "physicalDevice");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "physicalDevice");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -23461,7 +22779,7 @@ export function commands() {
               E0,
               "VkPhysicalDeviceExternalSemaphoreInfo",
               [u1],
-              "vkGetPhysicalDeviceExternalSemaphoreProperties",
+              called,
               "pExternalSemaphoreInfo",
             );
           }
@@ -23471,17 +22789,10 @@ export function commands() {
             "VkPhysicalDeviceExternalSemaphoreInfo",
             u1,
             false,
-            "vkGetPhysicalDeviceExternalSemaphoreProperties",
+            called,
             "pExternalSemaphoreInfo",
           );}
-        rt.outStruct(
-          m,
-          E1,
-          "VkExternalSemaphoreProperties",
-          0,
-          null,
-          "vkGetPhysicalDeviceExternalSemaphoreProperties",
-        );
+        rt.outStruct(m, E1, "VkExternalSemaphoreProperties", 0, null, called);
         const a2 = m.at(0);
         check(a0, a1, a2);
         fn(a0, a1, a2);
@@ -23581,19 +22892,19 @@ export function commands() {
   }
 
   /** `vkGetPhysicalDeviceFeatures2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceFeatures2(rt, fn, _owner, check) {
+  function getPhysicalDeviceFeatures2(rt, fn, _owner, check, called) {
     const E0 = rt.entry("VkPhysicalDeviceFeatures2");
     let passed = null, passedAt = -1;
     return function getPhysicalDeviceFeatures2(u0, c1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceFeatures2", "physicalDevice");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "physicalDevice");
         passed = u0;
         passedAt = rt.epoch;
       }
       const m = rt.enter(240);
       try {
         const a0 = u0;
-        rt.outStruct(m, E0, "VkPhysicalDeviceFeatures2", 0, c1, "vkGetPhysicalDeviceFeatures2");
+        rt.outStruct(m, E0, "VkPhysicalDeviceFeatures2", 0, c1, called);
         const a1 = m.at(0);
         check(a0, a1);
         fn(a0, a1);
@@ -23635,12 +22946,12 @@ export function commands() {
   }
 
   /** `vkGetPhysicalDeviceFormatProperties2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceFormatProperties2(rt, fn, _owner, check) {
+  function getPhysicalDeviceFormatProperties2(rt, fn, _owner, check, called) {
     const E0 = rt.entry("VkFormatProperties2");
     let passed = null, passedAt = -1;
     return function getPhysicalDeviceFormatProperties2(u0, u1, c2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceFormatProperties2", "physicalDevice");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "physicalDevice");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -23648,10 +22959,8 @@ export function commands() {
       try {
         const a0 = u0;
         let a1 = u1;
-        if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-          a1 = rt.integer(a1, "u32", "vkGetPhysicalDeviceFormatProperties2", "format");
-        }
-        rt.outStruct(m, E0, "VkFormatProperties2", 0, c2, "vkGetPhysicalDeviceFormatProperties2");
+        if (typeof a1 !== "number" || a1 >>> 0 !== a1) a1 = rt.integer(a1, "u32", called, "format");
+        rt.outStruct(m, E0, "VkFormatProperties2", 0, c2, called);
         const a2 = m.at(0);
         check(a0, a1, a2);
         fn(a0, a1, a2);
@@ -23752,14 +23061,14 @@ export function commands() {
   }
 
   /** `vkGetPhysicalDeviceImageFormatProperties2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceImageFormatProperties2(rt, fn, _owner, check) {
+  function getPhysicalDeviceImageFormatProperties2(rt, fn, _owner, check, called) {
     const E0 = rt.entry("VkPhysicalDeviceImageFormatInfo2");
     const W0 = E0[0];
     const E1 = rt.entry("VkImageFormatProperties2");
     let passed = null, passedAt = -1;
     return function getPhysicalDeviceImageFormatProperties2(u0, u1, c2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceImageFormatProperties2", "physicalDevice");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "physicalDevice");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -23781,7 +23090,7 @@ export function commands() {
               E0,
               "VkPhysicalDeviceImageFormatInfo2",
               [u1],
-              "vkGetPhysicalDeviceImageFormatProperties2",
+              called,
               "pImageFormatInfo",
             );
           }
@@ -23791,14 +23100,14 @@ export function commands() {
             "VkPhysicalDeviceImageFormatInfo2",
             u1,
             false,
-            "vkGetPhysicalDeviceImageFormatProperties2",
+            called,
             "pImageFormatInfo",
           );}
-        rt.outStruct(m, E1, "VkImageFormatProperties2", 0, c2, "vkGetPhysicalDeviceImageFormatProperties2");
+        rt.outStruct(m, E1, "VkImageFormatProperties2", 0, c2, called);
         const a2 = m.at(0);
         check(a0, a1, a2);
         const r = fn(a0, a1, a2);
-        if (r < 0) rt.fail(r, "vkGetPhysicalDeviceImageFormatProperties2");
+        if (r < 0) rt.fail(r, called);
         const o2 = rt.readStruct(m, E1, 0, c2);
         return o2;
       } finally {
@@ -23840,26 +23149,19 @@ export function commands() {
   }
 
   /** `vkGetPhysicalDeviceMemoryProperties2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceMemoryProperties2(rt, fn, _owner, check) {
+  function getPhysicalDeviceMemoryProperties2(rt, fn, _owner, check, called) {
     const E0 = rt.entry("VkPhysicalDeviceMemoryProperties2");
     let passed = null, passedAt = -1;
     return function getPhysicalDeviceMemoryProperties2(u0, c1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceMemoryProperties2", "physicalDevice");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "physicalDevice");
         passed = u0;
         passedAt = rt.epoch;
       }
       const m = rt.enter(536);
       try {
         const a0 = u0;
-        rt.outStruct(
-          m,
-          E0,
-          "VkPhysicalDeviceMemoryProperties2",
-          0,
-          c1,
-          "vkGetPhysicalDeviceMemoryProperties2",
-        );
+        rt.outStruct(m, E0, "VkPhysicalDeviceMemoryProperties2", 0, c1, called);
         const a1 = m.at(0);
         check(a0, a1);
         fn(a0, a1);
@@ -24048,19 +23350,19 @@ export function commands() {
   }
 
   /** `vkGetPhysicalDeviceProperties2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceProperties2(rt, fn, _owner, check) {
+  function getPhysicalDeviceProperties2(rt, fn, _owner, check, called) {
     const E0 = rt.entry("VkPhysicalDeviceProperties2");
     let passed = null, passedAt = -1;
     return function getPhysicalDeviceProperties2(u0, c1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceProperties2", "physicalDevice");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "physicalDevice");
         passed = u0;
         passedAt = rt.epoch;
       }
       const m = rt.enter(840);
       try {
         const a0 = u0;
-        rt.outStruct(m, E0, "VkPhysicalDeviceProperties2", 0, c1, "vkGetPhysicalDeviceProperties2");
+        rt.outStruct(m, E0, "VkPhysicalDeviceProperties2", 0, c1, called);
         const a1 = m.at(0);
         check(a0, a1);
         fn(a0, a1);
@@ -24481,18 +23783,18 @@ export function commands() {
   }
 
   /** `vkGetPhysicalDeviceQueueFamilyProperties2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceQueueFamilyProperties2(rt, fn, _owner, check) {
+  function getPhysicalDeviceQueueFamilyProperties2(rt, fn, _owner, check, called) {
     let passed = null, passedAt = -1;
     return function getPhysicalDeviceQueueFamilyProperties2(u0, c2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceQueueFamilyProperties2", "physicalDevice");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "physicalDevice");
         passed = u0;
         passedAt = rt.epoch;
       }
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        const l2 = rt.links(c2, "vkGetPhysicalDeviceQueueFamilyProperties2");
+        const l2 = rt.links(c2, called);
         const a1 = m.at(0);
         let r, a2, o2;
         check(a0, a1, a2);
@@ -24607,15 +23909,13 @@ export function commands() {
   }
 
   /** `vkGetPhysicalDeviceSparseImageFormatProperties2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceSparseImageFormatProperties2(rt, fn, _owner, check) {
+  function getPhysicalDeviceSparseImageFormatProperties2(rt, fn, _owner, check, called) {
     const E0 = rt.entry("VkPhysicalDeviceSparseImageFormatInfo2");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
     return function getPhysicalDeviceSparseImageFormatProperties2(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) {
-          rt.gone(u0, "vkGetPhysicalDeviceSparseImageFormatProperties2", "physicalDevice");
-        }
+        if (rt.ended.has(u0)) rt.gone(u0, called, "physicalDevice");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -24637,7 +23937,7 @@ export function commands() {
               E0,
               "VkPhysicalDeviceSparseImageFormatInfo2",
               [u1],
-              "vkGetPhysicalDeviceSparseImageFormatProperties2",
+              called,
               "pFormatInfo",
             );
           }
@@ -24647,7 +23947,7 @@ export function commands() {
             "VkPhysicalDeviceSparseImageFormatInfo2",
             u1,
             false,
-            "vkGetPhysicalDeviceSparseImageFormatProperties2",
+            called,
             "pFormatInfo",
           );}
         const a2 = m.at(0);
@@ -25101,11 +24401,11 @@ export function commands() {
   }
 
   /** `vkGetPhysicalDeviceToolProperties`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPhysicalDeviceToolProperties(rt, fn, _owner, check) {
+  function getPhysicalDeviceToolProperties(rt, fn, _owner, check, called) {
     let passed = null, passedAt = -1;
     return function getPhysicalDeviceToolProperties(u0) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceToolProperties", "physicalDevice");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "physicalDevice");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -25119,7 +24419,7 @@ export function commands() {
           m.view.setBigUint64(0, 0n, true);
           a2 = null;
           r = fn(a0, a1, a2);
-          if (r < 0) rt.fail(r, "vkGetPhysicalDeviceToolProperties");
+          if (r < 0) rt.fail(r, called);
           const n = m.view.getUint32(0, true);
           if (n === 0) {
             o2 = [];
@@ -25128,13 +24428,13 @@ export function commands() {
           const b2 = rt.outArray(m, "struct", "VkPhysicalDeviceToolProperties", n);
           a2 = m.pointer(b2);
           r = fn(a0, a1, a2);
-          if (r < 0) rt.fail(r, "vkGetPhysicalDeviceToolProperties");
+          if (r < 0) rt.fail(r, called);
           if (r === 5 && attempt < 16) continue;
           const got = Math.min(m.view.getUint32(0, true), n);
           o2 = rt.readArray("struct", "VkPhysicalDeviceToolProperties", b2, got);
           break;
         }
-        if (r === 5) rt.fail(5, "vkGetPhysicalDeviceToolProperties");
+        if (r === 5) rt.fail(5, called);
         return o2;
       } finally {
         rt.leave(m);
@@ -26003,11 +25303,11 @@ export function commands() {
   }
 
   /** `vkGetPrivateData`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getPrivateData(rt, fn, _owner, check) {
+  function getPrivateData(rt, fn, _owner, check, called) {
     let passed = null, passedAt = -1;
     return function getPrivateData(u0, u1, u2, u3) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkGetPrivateData", "device");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "device");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -26015,10 +25315,8 @@ export function commands() {
       try {
         const a0 = u0;
         let a1 = u1;
-        if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-          a1 = rt.integer(a1, "u32", "vkGetPrivateData", "objectType");
-        }
-        const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, "vkGetPrivateData", "objectHandle");
+        if (typeof a1 !== "number" || a1 >>> 0 !== a1) a1 = rt.integer(a1, "u32", called, "objectType");
+        const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, called, "objectHandle");
         const a3 = u3;
         const a4 = m.at(0);
         check(a0, a1, a2, a3, a4);
@@ -26220,11 +25518,11 @@ export function commands() {
   }
 
   /** `vkGetRayTracingShaderGroupHandlesKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getRayTracingShaderGroupHandlesKHR(rt, fn, _owner, check) {
+  function getRayTracingShaderGroupHandlesKHR(rt, fn, _owner, check, called) {
     let passed = null, passedAt = -1;
     return function getRayTracingShaderGroupHandlesKHR(u0, u1, u2, u3, u4) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkGetRayTracingShaderGroupHandlesKHR", "device");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "device");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -26233,22 +25531,16 @@ export function commands() {
         const a0 = u0;
         const a1 = u1;
         let a2 = u2;
-        if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
-          a2 = rt.integer(a2, "u32", "vkGetRayTracingShaderGroupHandlesKHR", "firstGroup");
-        }
+        if (typeof a2 !== "number" || a2 >>> 0 !== a2) a2 = rt.integer(a2, "u32", called, "firstGroup");
         let a3 = u3;
-        if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
-          a3 = rt.integer(a3, "u32", "vkGetRayTracingShaderGroupHandlesKHR", "groupCount");
-        }
-        const b5 = rt.buffer(m, u4, false, "vkGetRayTracingShaderGroupHandlesKHR", "pData");
+        if (typeof a3 !== "number" || a3 >>> 0 !== a3) a3 = rt.integer(a3, "u32", called, "groupCount");
+        const b5 = rt.buffer(m, u4, false, called, "pData");
         const a5 = b5 === null ? null : m.pointer(b5);
-        const n4_0 = u4 instanceof Uint8Array
-          ? u4.byteLength
-          : rt.len(u4, "buf", "vkGetRayTracingShaderGroupHandlesKHR", "pData");
+        const n4_0 = u4 instanceof Uint8Array ? u4.byteLength : rt.len(u4, "buf", called, "pData");
         const a4 = n4_0;
         check(a0, a1, a2, a3, a4, a5);
         const r = fn(a0, a1, a2, a3, a4, a5);
-        if (r < 0) rt.fail(r, "vkGetRayTracingShaderGroupHandlesKHR");
+        if (r < 0) rt.fail(r, called);
         rt.back(b5, u4);
       } finally {
         rt.leave(m);
@@ -26335,14 +25627,14 @@ export function commands() {
   }
 
   /** `vkGetRenderingAreaGranularity`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getRenderingAreaGranularity(rt, fn, _owner, check) {
+  function getRenderingAreaGranularity(rt, fn, _owner, check, called) {
     const E0 = rt.entry("VkRenderingAreaInfo");
     const W0 = E0[0];
     const E1 = rt.entry("VkExtent2D");
     let passed = null, passedAt = -1;
     return function getRenderingAreaGranularity(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkGetRenderingAreaGranularity", "device");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "device");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -26357,27 +25649,10 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(
-              m,
-              top,
-              e,
-              E0,
-              "VkRenderingAreaInfo",
-              [u1],
-              "vkGetRenderingAreaGranularity",
-              "pRenderingAreaInfo",
-            );
+            a1 = rt.refit(m, top, e, E0, "VkRenderingAreaInfo", [u1], called, "pRenderingAreaInfo");
           }
-        } else {a1 = rt.struct(
-            m,
-            E0,
-            "VkRenderingAreaInfo",
-            u1,
-            false,
-            "vkGetRenderingAreaGranularity",
-            "pRenderingAreaInfo",
-          );}
-        rt.outStruct(m, E1, "VkExtent2D", 0, null, "vkGetRenderingAreaGranularity");
+        } else a1 = rt.struct(m, E0, "VkRenderingAreaInfo", u1, false, called, "pRenderingAreaInfo");
+        rt.outStruct(m, E1, "VkExtent2D", 0, null, called);
         const a2 = m.at(0);
         check(a0, a1, a2);
         fn(a0, a1, a2);
@@ -26469,11 +25744,11 @@ export function commands() {
   }
 
   /** `vkGetSemaphoreCounterValue`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function getSemaphoreCounterValue(rt, fn, _owner, check) {
+  function getSemaphoreCounterValue(rt, fn, _owner, check, called) {
     let passed = null, passedAt = -1;
     return function getSemaphoreCounterValue(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkGetSemaphoreCounterValue", "device");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "device");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -26484,7 +25759,7 @@ export function commands() {
         const a2 = m.at(0);
         check(a0, a1, a2);
         const r = fn(a0, a1, a2);
-        if (r < 0) rt.fail(r, "vkGetSemaphoreCounterValue");
+        if (r < 0) rt.fail(r, called);
         const o2 = rt.scalar(m, 0, "u64");
         return o2;
       } finally {
@@ -27824,13 +27099,13 @@ export function commands() {
   }
 
   /** `vkMapMemory2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function mapMemory2(rt, fn, owner, check) {
+  function mapMemory2(rt, fn, owner, check, called) {
     const E0 = rt.entry("VkMemoryMapInfo");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
     return function mapMemory2(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkMapMemory2", "device");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "device");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -27845,14 +27120,14 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkMemoryMapInfo", [u1], "vkMapMemory2", "pMemoryMapInfo");
+            a1 = rt.refit(m, top, e, E0, "VkMemoryMapInfo", [u1], called, "pMemoryMapInfo");
           }
-        } else a1 = rt.struct(m, E0, "VkMemoryMapInfo", u1, false, "vkMapMemory2", "pMemoryMapInfo");
+        } else a1 = rt.struct(m, E0, "VkMemoryMapInfo", u1, false, called, "pMemoryMapInfo");
         const a2 = m.at(0);
         check(a0, a1, a2);
         const r = fn(a0, a1, a2);
-        if (r < 0) rt.fail(r, "vkMapMemory2");
-        const o2 = rt.mapped(owner, m, 0, u1.memory, u1.offset ?? 0n, u1.size, "vkMapMemory2");
+        if (r < 0) rt.fail(r, called);
+        const o2 = rt.mapped(owner, m, 0, u1.memory, u1.offset ?? 0n, u1.size, called);
         return o2;
       } finally {
         rt.leave(m);
@@ -28308,13 +27583,13 @@ export function commands() {
   }
 
   /** `vkQueueSubmit2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function queueSubmit2(rt, fn, _owner, check) {
+  function queueSubmit2(rt, fn, _owner, check, called) {
     const E0 = rt.entry("VkSubmitInfo2");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
     return function queueSubmit2(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkQueueSubmit2", "queue");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "queue");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -28333,15 +27608,15 @@ export function commands() {
             W0(m, c, e2, 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(m, top, e, E0, "VkSubmitInfo2", u1, "vkQueueSubmit2", "pSubmits");
+            a2 = rt.refit(m, top, e, E0, "VkSubmitInfo2", u1, called, "pSubmits");
           }
-        } else a2 = rt.array(m, "struct", "VkSubmitInfo2", u1, true, "vkQueueSubmit2", "pSubmits", E0);
+        } else a2 = rt.array(m, "struct", "VkSubmitInfo2", u1, true, called, "pSubmits", E0);
         const a3 = u2 ?? null;
-        const n1_0 = Array.isArray(u1) ? u1.length : rt.len(u1, "struct", "vkQueueSubmit2", "pSubmits");
+        const n1_0 = Array.isArray(u1) ? u1.length : rt.len(u1, "struct", called, "pSubmits");
         const a1 = n1_0;
         check(a0, a1, a2, a3);
         const r = fn(a0, a1, a2, a3);
-        if (r < 0) rt.fail(r, "vkQueueSubmit2");
+        if (r < 0) rt.fail(r, called);
       } finally {
         rt.leave(m);
       }
@@ -28651,13 +27926,13 @@ export function commands() {
   }
 
   /** `vkReleaseSwapchainImagesKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function releaseSwapchainImagesKHR(rt, fn, _owner, check) {
+  function releaseSwapchainImagesKHR(rt, fn, _owner, check, called) {
     const E0 = rt.entry("VkReleaseSwapchainImagesInfoKHR");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
     return function releaseSwapchainImagesKHR(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkReleaseSwapchainImagesKHR", "device");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "device");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -28672,29 +27947,12 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(
-              m,
-              top,
-              e,
-              E0,
-              "VkReleaseSwapchainImagesInfoKHR",
-              [u1],
-              "vkReleaseSwapchainImagesKHR",
-              "pReleaseInfo",
-            );
+            a1 = rt.refit(m, top, e, E0, "VkReleaseSwapchainImagesInfoKHR", [u1], called, "pReleaseInfo");
           }
-        } else {a1 = rt.struct(
-            m,
-            E0,
-            "VkReleaseSwapchainImagesInfoKHR",
-            u1,
-            false,
-            "vkReleaseSwapchainImagesKHR",
-            "pReleaseInfo",
-          );}
+        } else a1 = rt.struct(m, E0, "VkReleaseSwapchainImagesInfoKHR", u1, false, called, "pReleaseInfo");
         check(a0, a1);
         const r = fn(a0, a1);
-        if (r < 0) rt.fail(r, "vkReleaseSwapchainImagesKHR");
+        if (r < 0) rt.fail(r, called);
       } finally {
         rt.leave(m);
       }
@@ -28830,24 +28088,20 @@ export function commands() {
   }
 
   /** `vkResetQueryPool`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function resetQueryPool(rt, fn, _owner, check) {
+  function resetQueryPool(rt, fn, _owner, check, called) {
     let passed = null, passedAt = -1;
     return function resetQueryPool(u0, u1, u2, u3) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkResetQueryPool", "device");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "device");
         passed = u0;
         passedAt = rt.epoch;
       }
       const a0 = u0;
       const a1 = u1;
       let a2 = u2;
-      if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
-        a2 = rt.integer(a2, "u32", "vkResetQueryPool", "firstQuery");
-      }
+      if (typeof a2 !== "number" || a2 >>> 0 !== a2) a2 = rt.integer(a2, "u32", called, "firstQuery");
       let a3 = u3;
-      if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
-        a3 = rt.integer(a3, "u32", "vkResetQueryPool", "queryCount");
-      }
+      if (typeof a3 !== "number" || a3 >>> 0 !== a3) a3 = rt.integer(a3, "u32", called, "queryCount");
       check(a0, a1, a2, a3);
       fn(a0, a1, a2, a3);
     };
@@ -29350,25 +28604,23 @@ export function commands() {
   }
 
   /** `vkSetPrivateData`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function setPrivateData(rt, fn, _owner, check) {
+  function setPrivateData(rt, fn, _owner, check, called) {
     let passed = null, passedAt = -1;
     return function setPrivateData(u0, u1, u2, u3, u4) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkSetPrivateData", "device");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "device");
         passed = u0;
         passedAt = rt.epoch;
       }
       const a0 = u0;
       let a1 = u1;
-      if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
-        a1 = rt.integer(a1, "u32", "vkSetPrivateData", "objectType");
-      }
-      const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, "vkSetPrivateData", "objectHandle");
+      if (typeof a1 !== "number" || a1 >>> 0 !== a1) a1 = rt.integer(a1, "u32", called, "objectType");
+      const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, called, "objectHandle");
       const a3 = u3;
-      const a4 = typeof u4 === "bigint" ? u4 : rt.wide(u4, false, "vkSetPrivateData", "data");
+      const a4 = typeof u4 === "bigint" ? u4 : rt.wide(u4, false, called, "data");
       check(a0, a1, a2, a3, a4);
       const r = fn(a0, a1, a2, a3, a4);
-      if (r < 0) rt.fail(r, "vkSetPrivateData");
+      if (r < 0) rt.fail(r, called);
     };
   }
 
@@ -29410,13 +28662,13 @@ export function commands() {
   }
 
   /** `vkSignalSemaphore`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function signalSemaphore(rt, fn, _owner, check) {
+  function signalSemaphore(rt, fn, _owner, check, called) {
     const E0 = rt.entry("VkSemaphoreSignalInfo");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
     return function signalSemaphore(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkSignalSemaphore", "device");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "device");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -29431,12 +28683,12 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkSemaphoreSignalInfo", [u1], "vkSignalSemaphore", "pSignalInfo");
+            a1 = rt.refit(m, top, e, E0, "VkSemaphoreSignalInfo", [u1], called, "pSignalInfo");
           }
-        } else a1 = rt.struct(m, E0, "VkSemaphoreSignalInfo", u1, false, "vkSignalSemaphore", "pSignalInfo");
+        } else a1 = rt.struct(m, E0, "VkSemaphoreSignalInfo", u1, false, called, "pSignalInfo");
         check(a0, a1);
         const r = fn(a0, a1);
-        if (r < 0) rt.fail(r, "vkSignalSemaphore");
+        if (r < 0) rt.fail(r, called);
       } finally {
         rt.leave(m);
       }
@@ -29502,13 +28754,13 @@ export function commands() {
   }
 
   /** `vkTransitionImageLayout`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function transitionImageLayout(rt, fn, _owner, check) {
+  function transitionImageLayout(rt, fn, _owner, check, called) {
     const E0 = rt.entry("VkHostImageLayoutTransitionInfo");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
     return function transitionImageLayout(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkTransitionImageLayout", "device");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "device");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -29527,16 +28779,7 @@ export function commands() {
             W0(m, c, e2, 0);
             a2 = m.at(c);
           } catch (e) {
-            a2 = rt.refit(
-              m,
-              top,
-              e,
-              E0,
-              "VkHostImageLayoutTransitionInfo",
-              u1,
-              "vkTransitionImageLayout",
-              "pTransitions",
-            );
+            a2 = rt.refit(m, top, e, E0, "VkHostImageLayoutTransitionInfo", u1, called, "pTransitions");
           }
         } else {a2 = rt.array(
             m,
@@ -29544,17 +28787,15 @@ export function commands() {
             "VkHostImageLayoutTransitionInfo",
             u1,
             false,
-            "vkTransitionImageLayout",
+            called,
             "pTransitions",
             E0,
           );}
-        const n1_0 = Array.isArray(u1)
-          ? u1.length
-          : rt.len(u1, "struct", "vkTransitionImageLayout", "pTransitions");
+        const n1_0 = Array.isArray(u1) ? u1.length : rt.len(u1, "struct", called, "pTransitions");
         const a1 = n1_0;
         check(a0, a1, a2);
         const r = fn(a0, a1, a2);
-        if (r < 0) rt.fail(r, "vkTransitionImageLayout");
+        if (r < 0) rt.fail(r, called);
       } finally {
         rt.leave(m);
       }
@@ -29562,18 +28803,18 @@ export function commands() {
   }
 
   /** `vkTrimCommandPool`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function trimCommandPool(rt, fn, _owner, check) {
+  function trimCommandPool(rt, fn, _owner, check, called) {
     let passed = null, passedAt = -1;
     return function trimCommandPool(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkTrimCommandPool", "device");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "device");
         passed = u0;
         passedAt = rt.epoch;
       }
       const a0 = u0;
       const a1 = u1;
       let a2 = u2 ?? 0;
-      if (typeof a2 !== "number" || a2 >>> 0 !== a2) a2 = rt.integer(a2, "u32", "vkTrimCommandPool", "flags");
+      if (typeof a2 !== "number" || a2 >>> 0 !== a2) a2 = rt.integer(a2, "u32", called, "flags");
       check(a0, a1, a2);
       fn(a0, a1, a2);
     };
@@ -29611,13 +28852,13 @@ export function commands() {
   }
 
   /** `vkUnmapMemory2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function unmapMemory2(rt, fn, _owner, check) {
+  function unmapMemory2(rt, fn, _owner, check, called) {
     const E0 = rt.entry("VkMemoryUnmapInfo");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
     return function unmapMemory2(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkUnmapMemory2", "device");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "device");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -29632,12 +28873,12 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkMemoryUnmapInfo", [u1], "vkUnmapMemory2", "pMemoryUnmapInfo");
+            a1 = rt.refit(m, top, e, E0, "VkMemoryUnmapInfo", [u1], called, "pMemoryUnmapInfo");
           }
-        } else a1 = rt.struct(m, E0, "VkMemoryUnmapInfo", u1, false, "vkUnmapMemory2", "pMemoryUnmapInfo");
+        } else a1 = rt.struct(m, E0, "VkMemoryUnmapInfo", u1, false, called, "pMemoryUnmapInfo");
         check(a0, a1);
         const r = fn(a0, a1);
-        if (r < 0) rt.fail(r, "vkUnmapMemory2");
+        if (r < 0) rt.fail(r, called);
       } finally {
         rt.leave(m);
       }
@@ -29664,18 +28905,18 @@ export function commands() {
   }
 
   /** `vkUpdateDescriptorSetWithTemplate`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function updateDescriptorSetWithTemplate(rt, fn, _owner, check) {
+  function updateDescriptorSetWithTemplate(rt, fn, _owner, check, called) {
     let passed = null, passedAt = -1;
     return function updateDescriptorSetWithTemplate(u0, u1, u2, u3) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkUpdateDescriptorSetWithTemplate", "device");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "device");
         passed = u0;
         passedAt = rt.epoch;
       }
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        if (rt.ended.has(u1)) rt.gone(u1, "vkUpdateDescriptorSetWithTemplate", "descriptorSet");
+        if (rt.ended.has(u1)) rt.gone(u1, called, "descriptorSet");
         const a1 = u1;
         const a2 = u2;
         let a3;
@@ -29683,7 +28924,7 @@ export function commands() {
           const c = m.alloc(u3.byteLength, 8);
           m.u8.set(u3, c);
           a3 = m.at(c);
-        } else a3 = rt.bytes(m, u3, false, "vkUpdateDescriptorSetWithTemplate", "pData");
+        } else a3 = rt.bytes(m, u3, false, called, "pData");
         check(a0, a1, a2, a3);
         fn(a0, a1, a2, a3);
       } finally {
@@ -30085,13 +29326,13 @@ export function commands() {
   }
 
   /** `vkWaitSemaphores`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
-  function waitSemaphores(rt, fn, _owner, check) {
+  function waitSemaphores(rt, fn, _owner, check, called) {
     const E0 = rt.entry("VkSemaphoreWaitInfo");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
     return function waitSemaphores(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
-        if (rt.ended.has(u0)) rt.gone(u0, "vkWaitSemaphores", "device");
+        if (rt.ended.has(u0)) rt.gone(u0, called, "device");
         passed = u0;
         passedAt = rt.epoch;
       }
@@ -30106,13 +29347,13 @@ export function commands() {
             W0(m, c, u1, 0);
             a1 = m.at(c);
           } catch (e) {
-            a1 = rt.refit(m, top, e, E0, "VkSemaphoreWaitInfo", [u1], "vkWaitSemaphores", "pWaitInfo");
+            a1 = rt.refit(m, top, e, E0, "VkSemaphoreWaitInfo", [u1], called, "pWaitInfo");
           }
-        } else a1 = rt.struct(m, E0, "VkSemaphoreWaitInfo", u1, false, "vkWaitSemaphores", "pWaitInfo");
-        const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, "vkWaitSemaphores", "timeout");
+        } else a1 = rt.struct(m, E0, "VkSemaphoreWaitInfo", u1, false, called, "pWaitInfo");
+        const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, called, "timeout");
         check(a0, a1, a2);
         const r = fn(a0, a1, a2);
-        if (r < 0) rt.fail(r, "vkWaitSemaphores");
+        if (r < 0) rt.fail(r, called);
         return r === 0 ? "VK_SUCCESS" : r === 2 ? "VK_TIMEOUT" : rt.name(r);
       } finally {
         rt.leave(m);
