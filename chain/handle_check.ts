@@ -115,6 +115,13 @@ const ROOTS = new Set(["VkInstance", "VkPhysicalDevice", "VkDevice"]);
 
 /** Every live loader's handle maps, to tell another loader's handle from no handle at all. */
 const allHandleMaps = new Set<WeakRef<HandleMaps>>();
+/** Each loader's checker by its handle maps: checked mode's tracked handles, for the same question. */
+const checkers = new WeakMap<HandleMaps, HandleChecker>();
+
+/** How a handle destroy or free command `command` ends reads in an error: `was freed (vkFreeMemory)`. */
+function endedBy(command: string): string {
+  return `was ${command.startsWith("vkFree") ? "freed" : "destroyed"} (${command})`;
+}
 
 /**
  * Handle types whose every source is a command's output parameter (so checked mode sees each one made);
@@ -162,7 +169,11 @@ export class HandleChecker implements HandleChecks {
   readonly #ref: WeakRef<HandleMaps>;
   readonly #plans = new Map<string, Plan>();
   readonly #objects = new Map<HandleKey, Tracked>();
-  /** Destroyed tracked handles by address, with their type (forgotten when the address is made again). */
+  /**
+   * Destroyed tracked handles by address, with how they ended, as the error says it (`was destroyed
+   * (vkDestroyBuffer)`; a child's names its parent, one string shared by its siblings), forgotten when the
+   * address is made again.
+   */
   readonly #gone = new Map<HandleKey, string>();
   readonly #children = new Map<HandleKey, Set<HandleKey>>();
   /** The sets of allocation callbacks seen, by their function pointers (swept when a new one comes). */
@@ -186,6 +197,7 @@ export class HandleChecker implements HandleChecks {
     this.checked = checked;
     this.#ref = new WeakRef(handleMaps);
     allHandleMaps.add(this.#ref);
+    checkers.set(handleMaps, this);
   }
 
   /** Stops telling other loaders this loader's handles are its (at dispose). */
@@ -217,6 +229,8 @@ export class HandleChecker implements HandleChecks {
       };
     }
     const endsRoot = name === "vkDestroyDevice" || name === "vkDestroyInstance";
+    // How what it destroys ended, made once here: the error a later use of such a handle throws says it.
+    const why = plan.destroys || endsRoot ? endedBy(name) : "";
     const before = (args: readonly unknown[]) => {
       const context = this.#check(name, plan, args);
       return {
@@ -227,8 +241,14 @@ export class HandleChecker implements HandleChecks {
     };
     const after = (args: readonly unknown[], result: unknown, seen: ReturnType<typeof before>) => {
       if (typeof result === "number" && result < 0) return;
-      if (seen.ended) { for (const k of seen.ended) this.#end(k); }
-      if (seen.root) this.#endChildren(handleKey(seen.root.address));
+      if (seen.ended) { for (const k of seen.ended) this.#end(k, why, name); }
+      if (seen.root) {
+        const k = handleKey(seen.root.address);
+        const root = "physicalDevice" in seen.root ? "VkDevice" : "VkInstance";
+        if (this.#children.has(k)) {
+          this.#endChildren(k, `was destroyed with its ${root} ${handleText(k)} (${name})`);
+        }
+      }
       if (plan.outputs.length > 0 && seen.context) this.#record(plan, args, seen.context);
     };
     // Commands that neither make nor destroy handles only check: the common case, kept short.
@@ -327,8 +347,8 @@ export class HandleChecker implements HandleChecks {
   }
 
   /** Forgets `handle` as checked mode's destroy commands would (a scope destroying it). */
-  destroyed(_command: string, handle: unknown): void {
-    if (this.checked && handle) this.#end(handleKey(handle as Deno.PointerObject));
+  destroyed(command: string, handle: unknown): void {
+    if (this.checked && handle) this.#end(handleKey(handle as Deno.PointerObject), endedBy(command), command);
   }
 
   /**
@@ -538,8 +558,11 @@ export class HandleChecker implements HandleChecks {
     const tracked = this.#objects.get(k);
     if (!tracked) {
       const gone = this.#gone.get(k);
-      if (gone !== undefined) throw new TypeError(`${command}: ${p.name} ${handleText(k)} was destroyed`);
+      if (gone !== undefined) throw new TypeError(`${command}: ${p.name} ${handleText(k)} ${gone}`);
       if (isStrict(p.type) || HANDLES[p.type]?.dispatchable) {
+        if (this.#another(p.type, k)) {
+          throw new TypeError(`${command}: ${p.name} ${handleText(k)} belongs to another Vulkan loader`);
+        }
         throw new TypeError(`${command}: ${p.name} ${handleText(k)} is not a live ${p.type} of this loader`);
       }
       return [undefined, false];
@@ -553,14 +576,32 @@ export class HandleChecker implements HandleChecks {
   #unknown(command: string, p: HandleParam, k: HandleKey): never {
     const r = this.#handleMaps;
     if (r.gone.has(k)) throw new TypeError(`${command}: ${p.name} ${handleText(k)} was destroyed`);
-    for (const ref of allHandleMaps) {
-      const other = ref.deref();
-      if (other === undefined) allHandleMaps.delete(ref);
-      else if (other !== r && isKnown(other, p.type, k)) {
-        throw new TypeError(`${command}: ${p.name} ${handleText(k)} belongs to another Vulkan loader`);
-      }
+    if (this.#another(p.type, k)) {
+      throw new TypeError(`${command}: ${p.name} ${handleText(k)} belongs to another Vulkan loader`);
     }
     throw new TypeError(`${command}: ${p.name} ${handleText(k)} is not a ${p.type} of this loader`);
+  }
+
+  /**
+   * Whether another live loader holds handle `k` of `type`: an instance, physical device or device it always
+   * knows, or any handle its checked mode tracks (for an error only: it visits every loader).
+   */
+  #another(type: string, k: HandleKey): boolean {
+    for (const ref of allHandleMaps) {
+      const other = ref.deref();
+      if (other === undefined) {
+        allHandleMaps.delete(ref);
+        continue;
+      }
+      if (other === this.#handleMaps) continue;
+      if (ROOTS.has(type)) {
+        if (isKnown(other, type, k)) return true;
+        continue;
+      }
+      const checker = checkers.get(other);
+      if (checker !== undefined && checker.#objects.get(k)?.type === type) return true;
+    }
+    return false;
   }
 
   #record(plan: Plan, args: readonly unknown[], owner: Owner): void {
@@ -639,22 +680,30 @@ export class HandleChecker implements HandleChecks {
     return this.#lastHold = hold;
   }
 
-  #end(k: HandleKey): void {
+  /**
+   * Ends tracked handle `k` for `why`, and its children (transitively) as destroyed with it by `command`
+   * (their message made here only when it has children); a child ended with its parent passes no command.
+   */
+  #end(k: HandleKey, why: string, command?: string): void {
     const tracked = this.#objects.get(k);
     if (!tracked) return;
     tracked.hold?.drop();
     this.#objects.delete(k);
-    this.#gone.set(k, tracked.type);
+    this.#gone.set(k, why);
     this.#epoch++;
     this.#children.get(tracked.parent)?.delete(k);
-    this.#endChildren(k);
+    if (!this.#children.has(k)) return;
+    this.#endChildren(
+      k,
+      command === undefined ? why : `was destroyed with its ${tracked.type} ${handleText(k)} (${command})`,
+    );
   }
 
-  #endChildren(parent: HandleKey): void {
+  #endChildren(parent: HandleKey, why: string): void {
     const children = this.#children.get(parent);
     if (!children) return;
     this.#children.delete(parent);
-    for (const c of children) this.#end(c);
+    for (const c of children) this.#end(c, why);
   }
 }
 

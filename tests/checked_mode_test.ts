@@ -86,10 +86,12 @@ Deno.test("checked mode: destroying a pool ends its command buffers, destroying 
     );
   };
   const begin = writeStruct(a, "VkCommandBufferBeginInfo", {});
-  const destroyed = (what: string) => ({
+  // How it ended, as the error says: with its pool or device, by the command that destroyed that.
+  const destroyed = (what: string, how = "") => ({
     name: "TypeError",
-    message: new RegExp(`^${what} 0x[0-9a-f]+ was destroyed$`),
+    message: new RegExp(`^${what} 0x[0-9a-f]+ was destroyed${how.replace(/[()]/g, "\\$&")}$`),
   });
+  const hex = (h: unknown) => `0x${Deno.UnsafePointer.value(h as Deno.PointerValue).toString(16)}`;
 
   // A destroyed pool ends its command buffers; the device and another pool's command buffer live on.
   const first = pool();
@@ -97,16 +99,29 @@ Deno.test("checked mode: destroying a pool ends its command buffers, destroying 
   const second = pool();
   const kept = commandBuffer(second);
   vk.vkDestroyCommandPool(device, first, null);
-  assertThrows(() => vk.vkBeginCommandBuffer(ended, begin), destroyed("vkBeginCommandBuffer: commandBuffer"));
+  assertThrows(
+    () => vk.vkBeginCommandBuffer(ended, begin),
+    destroyed(
+      "vkBeginCommandBuffer: commandBuffer",
+      ` with its VkCommandPool ${hex(first)} (vkDestroyCommandPool)`,
+    ),
+  );
   assertEquals(vk.vkBeginCommandBuffer(kept, begin), 0);
   vk.vkCmdSetLineWidth(kept, 1);
   assertEquals(vk.vkEndCommandBuffer(kept), 0);
 
   // A destroyed device ends everything made from it: its queue, its pools' command buffers.
   vk.vkDestroyDevice(device, null);
-  assertThrows(() => vk.vkCmdSetLineWidth(kept, 1), destroyed("vkCmdSetLineWidth: commandBuffer"));
-  assertThrows(() => vk.vkBeginCommandBuffer(kept, begin), destroyed("vkBeginCommandBuffer: commandBuffer"));
-  assertThrows(() => vk.vkQueueWaitIdle(queue), destroyed("vkQueueWaitIdle: queue"));
+  const withDevice = ` with its VkDevice ${hex(device)} (vkDestroyDevice)`;
+  assertThrows(
+    () => vk.vkCmdSetLineWidth(kept, 1),
+    destroyed("vkCmdSetLineWidth: commandBuffer", withDevice),
+  );
+  assertThrows(
+    () => vk.vkBeginCommandBuffer(kept, begin),
+    destroyed("vkBeginCommandBuffer: commandBuffer", withDevice),
+  );
+  assertThrows(() => vk.vkQueueWaitIdle(queue), destroyed("vkQueueWaitIdle: queue", withDevice));
   assertThrows(() => vk.vkDeviceWaitIdle(device), destroyed("vkDeviceWaitIdle: device"));
   vk.vkDestroyInstance(instance, null);
 });

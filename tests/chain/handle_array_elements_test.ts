@@ -29,7 +29,7 @@ Deno.test("checked mode refuses a destroyed handle or one of another kind inside
     vk.destroyFence(device, gone);
     assertThrows(() => vk.waitForFences(device, [live, gone], true, 0), {
       name: "TypeError",
-      message: `vkWaitForFences: pFences[1] ${hex(gone)} was destroyed`,
+      message: `vkWaitForFences: pFences[1] ${hex(gone)} was destroyed (vkDestroyFence)`,
     });
     const buffer = vk.createBuffer(device, { size: 64, usage: VK_BUFFER_USAGE_STORAGE_BUFFER_BIT });
     assertThrows(() => vk.resetFences(device, [buffer as unknown as VkFence]), {
@@ -83,13 +83,17 @@ Deno.test("checked mode refuses a descriptor set or a command buffer in an array
         ),
       {
         name: "TypeError",
-        message: `vkCmdBindDescriptorSets: pDescriptorSets[0] ${hex(set)} was destroyed`,
+        message: `vkCmdBindDescriptorSets: pDescriptorSets[0] ${
+          hex(set)
+        } was destroyed with its VkDescriptorPool ${hex(pool)} (vkDestroyDescriptorPool)`,
       },
     );
     vk.destroyCommandPool(device, secondaryPool);
     assertThrows(() => raw.vkCmdExecuteCommands(primary, 1, arena.pointerArray([secondary])), {
       name: "TypeError",
-      message: `vkCmdExecuteCommands: pCommandBuffers[0] ${hex(secondary)} was destroyed`,
+      message: `vkCmdExecuteCommands: pCommandBuffers[0] ${
+        hex(secondary)
+      } was destroyed with its VkCommandPool ${hex(secondaryPool)} (vkDestroyCommandPool)`,
     });
     assertEquals([mock.callCount("vkCmdBindDescriptorSets"), mock.callCount("vkCmdExecuteCommands")], [1, 0]);
     vk.destroyCommandPool(device, commandPool);

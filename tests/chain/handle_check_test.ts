@@ -50,7 +50,7 @@ Deno.test("checked mode knows what a wrapped command made and destroyed, and ref
   createBuffer(p(0x10n), null, null, Deno.UnsafePointer.of(slot));
   destroyBuffer(p(0x10n), p(0x500n), null);
   assertThrows(() => destroyBuffer(p(0x10n), p(0x500n), null), {
-    message: "vkDestroyBuffer: buffer 0x500 was destroyed",
+    message: "vkDestroyBuffer: buffer 0x500 was destroyed (vkDestroyBuffer)",
   });
   destroyBuffer(p(0x10n), null, null); // VK_NULL_HANDLE: allowed
   assertEquals(made, [0x500n]);

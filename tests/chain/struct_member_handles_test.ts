@@ -74,7 +74,7 @@ Deno.test("checked mode refuses a destroyed handle inside a descriptor write, na
       name: "TypeError",
       message: `vkUpdateDescriptorSets: pDescriptorWrites[1].pBufferInfo[0].buffer ${
         hex(gone)
-      } was destroyed`,
+      } was destroyed (vkDestroyBuffer)`,
     });
     assertEquals(mock.callCount("vkUpdateDescriptorSets"), 0);
     vk.updateDescriptorSets(device, [write(live)]);
@@ -83,7 +83,9 @@ Deno.test("checked mode refuses a destroyed handle inside a descriptor write, na
     raw.vkDestroyDescriptorPool(device, pool, null);
     assertThrows(() => vk.updateDescriptorSets(device, [write(live)]), {
       name: "TypeError",
-      message: `vkUpdateDescriptorSets: pDescriptorWrites[0].dstSet ${hex(set)} was destroyed`,
+      message: `vkUpdateDescriptorSets: pDescriptorWrites[0].dstSet ${
+        hex(set)
+      } was destroyed with its VkDescriptorPool ${hex(pool)} (vkDestroyDescriptorPool)`,
     });
     assertEquals(mock.callCount("vkUpdateDescriptorSets"), 1);
     vk.destroyBuffer(device, live);
@@ -108,12 +110,14 @@ Deno.test("checked mode refuses a freed command buffer in a VkSubmitInfo, throug
     }
     using arena = new Arena();
     raw.vkFreeCommandBuffers(device, pool, 1, arena.pointerArray([freed!])); // raw, as above
-    const message = `vkQueueSubmit: pSubmits[1].pCommandBuffers[1] ${hex(freed)} was destroyed`;
+    const message = `vkQueueSubmit: pSubmits[1].pCommandBuffers[1] ${
+      hex(freed)
+    } was freed (vkFreeCommandBuffers)`;
     const submits = [{ pCommandBuffers: [live!] }, { pCommandBuffers: [live!, freed!] }];
     assertThrows(() => vk.queueSubmit(queue, submits), { name: "TypeError", message });
     assertThrows(() => raw.vkQueueSubmit(queue, 1, writeStruct(arena, "VkSubmitInfo", submits[1]!), null), {
       name: "TypeError",
-      message: `vkQueueSubmit: pSubmits[0].pCommandBuffers[1] ${hex(freed)} was destroyed`,
+      message: `vkQueueSubmit: pSubmits[0].pCommandBuffers[1] ${hex(freed)} was freed (vkFreeCommandBuffers)`,
     });
     assertEquals(mock.callCount("vkQueueSubmit"), 0);
     vk.queueSubmit(queue, [submits[0]!]);
@@ -139,7 +143,7 @@ Deno.test("checked mode refuses a destroyed handle in a pNext struct, naming the
         name: "TypeError",
         message: `vkAllocateMemory: pAllocateInfo.pNext(VkMemoryDedicatedAllocateInfo).buffer ${
           hex(gone)
-        } was destroyed`,
+        } was destroyed (vkDestroyBuffer)`,
       },
     );
     assertEquals(mock.callCount("vkAllocateMemory"), 0);
@@ -164,7 +168,7 @@ Deno.test("checked mode refuses another loader's command buffer in a VkSubmitInf
         name: "TypeError",
         message: `vkQueueSubmit: pSubmits[0].pCommandBuffers[0] ${
           hex(foreign)
-        } is not a live VkCommandBuffer of this loader`,
+        } belongs to another Vulkan loader`,
       });
       assertEquals(mock.callCount("vkQueueSubmit"), 0);
     });

@@ -653,7 +653,8 @@ export const CASES: readonly MisuseCase[] = [
   {
     name: "struct-member-freed-command-buffer",
     what: "vkQueueSubmit with a freed command buffer in a VkSubmitInfo",
-    expect: /vkQueueSubmit: pSubmits\[0\]\.pCommandBuffers\[0\] .*destroyed/,
+    expect:
+      /vkQueueSubmit: pSubmits\[0\]\.pCommandBuffers\[0\] 0x[0-9a-f]+ was freed \(vkFreeCommandBuffers\)/,
     checkedOnly: true,
     run() {
       const { vk, device } = setup();
