@@ -4,7 +4,6 @@
 import { deepStrictEqual as assertEquals, throws as assertThrows } from "node:assert/strict";
 import {
   VK_API_VERSION_1_4,
-  VK_COMMAND_BUFFER_LEVEL_PRIMARY,
   VK_ERROR_OUT_OF_DEVICE_MEMORY,
   VK_FORMAT_R8G8B8A8_UNORM,
   VK_IMAGE_TILING_OPTIMAL,
@@ -15,7 +14,7 @@ import {
   Vulkan,
 } from "../../mod.ts";
 import { MockDriver, mockEnvironment } from "../../testing/mod.ts";
-import { withVkDevice } from "../support/vk_device.ts";
+import { recording, withVkDevice } from "../support/vk_device.ts";
 
 const isolated = mockEnvironment();
 globalThis.addEventListener("unload", () => isolated.remove());
@@ -29,28 +28,22 @@ Deno.test("an alias's misuse is named by the alias called, the core command's by
   });
   using raw = Vulkan.load({ drivers: [mock], env: isolated.env });
   withVkDevice(raw, (vk, device) => {
-    const commandPool = vk.createCommandPool(device, { queueFamilyIndex: 0 });
-    const [cb] = vk.allocateCommandBuffers(device, {
-      commandPool,
-      level: VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-      commandBufferCount: 1,
-    });
-    vk.beginCommandBuffer(cb!, {});
+    const { commandPool, cb } = recording(vk, device);
     const range = `parameter "lineStipplePattern" expected an integer from 0 to 65535 (uint16_t), got 65536`;
-    assertThrows(() => vk.cmdSetLineStippleEXT(cb!, 1, 0x10000), {
+    assertThrows(() => vk.cmdSetLineStippleEXT(cb, 1, 0x10000), {
       name: "RangeError",
       message: `Cannot call "vkCmdSetLineStippleEXT": ${range}`,
     });
-    assertThrows(() => vk.cmdSetLineStipple(cb!, 1, 0x10000), {
+    assertThrows(() => vk.cmdSetLineStipple(cb, 1, 0x10000), {
       name: "RangeError",
       message: `Cannot call "vkCmdSetLineStipple": ${range}`,
     });
-    vk.cmdSetLineStippleEXT(cb!, 1, 0xffff);
+    vk.cmdSetLineStippleEXT(cb, 1, 0xffff);
     assertEquals(mock.callCount("vkCmdSetLineStipple"), 1);
-    vk.endCommandBuffer(cb!);
+    vk.endCommandBuffer(cb);
     vk.destroyCommandPool(device, commandPool);
     // A command buffer ended with its pool, given to the alias.
-    assertThrows(() => vk.cmdSetLineStippleEXT(cb!, 1, 1), {
+    assertThrows(() => vk.cmdSetLineStippleEXT(cb, 1, 1), {
       name: "TypeError",
       message: /^vkCmdSetLineStippleEXT: commandBuffer 0x[0-9a-f]+ was destroyed with its VkCommandPool/,
     });

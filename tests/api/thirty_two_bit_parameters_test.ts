@@ -4,14 +4,13 @@
 // element too, naming its index, where the store would keep its low bits.
 import { deepStrictEqual as assertEquals, throws as assertThrows } from "node:assert/strict";
 import {
-  VK_COMMAND_BUFFER_LEVEL_PRIMARY,
   VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC,
   VK_PIPELINE_BIND_POINT_COMPUTE,
   VK_STENCIL_FACE_FRONT_AND_BACK,
   Vulkan,
 } from "../../mod.ts";
 import { MockDriver, mockEnvironment } from "../../testing/mod.ts";
-import { withVkDevice } from "../support/vk_device.ts";
+import { recording, withVkDevice } from "../support/vk_device.ts";
 
 const isolated = mockEnvironment();
 globalThis.addEventListener("unload", () => isolated.remove());
@@ -23,36 +22,30 @@ Deno.test("a 32-bit parameter that does not fit throws naming the command and pa
   using mock = new MockDriver({ record: true, onProblem: () => {} });
   using raw = Vulkan.load({ drivers: [mock], env: isolated.env });
   withVkDevice(raw, (vk, device) => {
-    const commandPool = vk.createCommandPool(device, { queueFamilyIndex: 0 });
-    const [cb] = vk.allocateCommandBuffers(device, {
-      commandPool,
-      level: VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-      commandBufferCount: 1,
-    });
-    vk.beginCommandBuffer(cb!, {});
+    const { commandPool, cb } = recording(vk, device);
     // -1 for a count: the range alone; for a bit mask (a flags type, a ...Mask), how to make it unsigned.
-    assertThrows(() => vk.cmdDispatch(cb!, -1, 1, 1), {
+    assertThrows(() => vk.cmdDispatch(cb, -1, 1, 1), {
       name: "RangeError",
       message: expected("vkCmdDispatch", "groupCountX", "-1"),
     });
     const hint = "; `x >>> 0` makes a bitwise result unsigned";
-    assertThrows(() => vk.cmdSetStencilWriteMask(cb!, VK_STENCIL_FACE_FRONT_AND_BACK, ~0), {
+    assertThrows(() => vk.cmdSetStencilWriteMask(cb, VK_STENCIL_FACE_FRONT_AND_BACK, ~0), {
       name: "RangeError",
       message: expected("vkCmdSetStencilWriteMask", "writeMask", "-1", hint),
     });
-    assertThrows(() => vk.cmdSetStencilWriteMask(cb!, (0x80000000 | 1) as never, 0), {
+    assertThrows(() => vk.cmdSetStencilWriteMask(cb, (0x80000000 | 1) as never, 0), {
       name: "RangeError",
       message: expected("vkCmdSetStencilWriteMask", "faceMask", String(0x80000000 | 1), hint),
     });
-    assertThrows(() => vk.cmdDispatch(cb!, 1, 1.5, 1), {
+    assertThrows(() => vk.cmdDispatch(cb, 1, 1.5, 1), {
       name: "RangeError",
       message: expected("vkCmdDispatch", "groupCountY", "1.5"),
     });
-    assertThrows(() => vk.cmdDispatch(cb!, 1, 1, 2 ** 32 + 5), {
+    assertThrows(() => vk.cmdDispatch(cb, 1, 1, 2 ** 32 + 5), {
       name: "RangeError",
       message: expected("vkCmdDispatch", "groupCountZ", "4294967301"),
     });
-    assertThrows(() => vk.cmdDispatch(cb!, 1, 1, "2" as unknown as number), {
+    assertThrows(() => vk.cmdDispatch(cb, 1, 1, "2" as unknown as number), {
       name: "TypeError",
       message: expected("vkCmdDispatch", "groupCountZ", '"2"'),
     });
@@ -62,9 +55,9 @@ Deno.test("a 32-bit parameter that does not fit throws naming the command and pa
     });
     assertEquals(mock.callCount("vkCmdDispatch"), 0);
     // What fits goes on: the largest uint32_t, and a bigint or a boolean as a struct member takes them.
-    vk.cmdDispatch(cb!, 2 ** 32 - 1, 1n as unknown as number, true as unknown as number);
+    vk.cmdDispatch(cb, 2 ** 32 - 1, 1n as unknown as number, true as unknown as number);
     assertEquals(mock.callCount("vkCmdDispatch"), 1);
-    vk.endCommandBuffer(cb!);
+    vk.endCommandBuffer(cb);
     vk.destroyCommandPool(device, commandPool);
   });
 });
@@ -85,15 +78,9 @@ Deno.test("an array of 32-bit integers refuses an element that does not fit, nam
       pPoolSizes: [{ type: VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC, descriptorCount: 1 }],
     });
     const [set] = vk.allocateDescriptorSets(device, { descriptorPool, pSetLayouts: [setLayout] });
-    const commandPool = vk.createCommandPool(device, { queueFamilyIndex: 0 });
-    const [cb] = vk.allocateCommandBuffers(device, {
-      commandPool,
-      level: VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-      commandBufferCount: 1,
-    });
-    vk.beginCommandBuffer(cb!, {});
+    const { commandPool, cb } = recording(vk, device);
     const bind = (offset: unknown) =>
-      vk.cmdBindDescriptorSets(cb!, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, [set!], [offset as number]);
+      vk.cmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, [set!], [offset as number]);
     const element = (got: string, hint = "") =>
       expected("vkCmdBindDescriptorSets", "pDynamicOffsets", got, hint).replace(
         '"pDynamicOffsets" expected',
@@ -106,12 +93,12 @@ Deno.test("an array of 32-bit integers refuses an element that does not fit, nam
     // What fits goes on, as numbers, a bigint or a Uint32Array.
     bind(2 ** 32 - 256);
     bind(256n);
-    vk.cmdBindDescriptorSets(cb!, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, [set!], new Uint32Array([512]));
+    vk.cmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, [set!], new Uint32Array([512]));
     assertEquals(
       mock.calls.filter((c) => c.command === "vkCmdBindDescriptorSets").map((c) => c.args.pDynamicOffsets),
       [[2 ** 32 - 256], [256], [512]],
     );
-    vk.endCommandBuffer(cb!);
+    vk.endCommandBuffer(cb);
     vk.destroyCommandPool(device, commandPool);
     vk.destroyDescriptorPool(device, descriptorPool);
     vk.destroyPipelineLayout(device, layout);
@@ -143,15 +130,9 @@ Deno.test("a VkBool32 parameter takes true, false, 1 or 0 and refuses any other 
       mock.calls.filter((c) => c.command === "vkWaitForFences").map((c) => c.args.waitAll),
       [1, 0, 1, 0],
     );
-    const commandPool = vk.createCommandPool(device, { queueFamilyIndex: 0 });
-    const [cb] = vk.allocateCommandBuffers(device, {
-      commandPool,
-      level: VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-      commandBufferCount: 1,
-    });
-    vk.beginCommandBuffer(cb!, {});
+    const { commandPool, cb } = recording(vk, device);
     // An array of VkBool32: each element checked, named by its index.
-    assertThrows(() => vk.cmdSetColorBlendEnableEXT(cb!, 0, [true, 2 as unknown as boolean]), {
+    assertThrows(() => vk.cmdSetColorBlendEnableEXT(cb, 0, [true, 2 as unknown as boolean]), {
       name: "RangeError",
       message: bool32("vkCmdSetColorBlendEnableEXT", "pColorBlendEnables", "2").replace(
         '"pColorBlendEnables" expected',
@@ -159,7 +140,7 @@ Deno.test("a VkBool32 parameter takes true, false, 1 or 0 and refuses any other 
       ),
     });
     assertEquals(mock.callCount("vkCmdSetColorBlendEnableEXT"), 0);
-    vk.endCommandBuffer(cb!);
+    vk.endCommandBuffer(cb);
     vk.destroyCommandPool(device, commandPool);
     vk.destroyFence(device, fence);
   });
