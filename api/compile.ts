@@ -23,6 +23,7 @@ import {
 
 import {
   integerExpected,
+  integerHint,
   type IntegerKind,
   integerValue,
   isBitMask,
@@ -75,7 +76,9 @@ function fail(message: string): never {
 function misfit(place: string, v: unknown, kind: IntegerKind, command: string, param: string): never {
   const type = COMMAND_PARAMS[targetOf(command)]?.find((p) => p.name === param)?.type;
   const mask = type !== undefined && isBitMask(type, param);
-  const message = `${place} expected ${integerExpected(v, kind, mask)}, got ${shownValue(v)}`;
+  const message = `${place} expected ${integerExpected(kind)}, got ${shownValue(v)}${
+    integerHint(v, kind, mask)
+  }`;
   if (typeof v === "number" || typeof v === "bigint") throw new RangeError(message);
   return fail(message);
 }

@@ -7,6 +7,7 @@
  */
 import {
   integerExpected,
+  integerHint,
   type IntegerKind,
   integerValue,
   isBitMask,
@@ -213,7 +214,9 @@ function integer(v: unknown, kind: IntegerKind, struct: string, member: string, 
   const type = kind === "u32" ? findLayout(struct)?.members.find((m) => m.name === member)?.type : undefined;
   const mask = type !== undefined && isBitMask(type, member);
   throw new RangeError(
-    `Cannot write ${shownValue(v)} to ${place}: expected ${integerExpected(v, kind, mask)}`,
+    `Cannot write ${shownValue(v)} to ${place}: expected ${integerExpected(kind)}${
+      integerHint(v, kind, mask)
+    }`,
   );
 }
 

@@ -187,27 +187,38 @@ export function integerValue(v: unknown, kind: IntegerKind): number | undefined 
 }
 
 /**
- * What an integer of `kind` takes, for the error refusing `v`: the range, and where `mask` (the member or
- * parameter holds a bit mask: {@linkcode isBitMask}) and `v` is a negative 32-bit integer (what JavaScript's
- * bitwise operators give for bit 31 set, and `~0`) given for a `uint32_t`, that `x >>> 0` makes it unsigned.
+ * What an integer of `kind` takes, for the error refusing a value: its range.
  *
  * @example Usage
  * ```ts
  * import { integerExpected } from "./scalar.ts";
- * console.log(integerExpected(1.5, "u32")); // an integer from 0 to 4294967295 (uint32_t)
- * console.log(integerExpected(-1, "u32", true)); // ...(uint32_t); `x >>> 0` makes a bitwise result unsigned
- * console.log(integerExpected(300, "u8")); // an integer from 0 to 255 (uint8_t)
- * console.log(integerExpected(300, 8)); // an integer from 0 to 255 (8-bit field)
- * console.log(integerExpected(2, "bool")); // true or false, or 1 or 0 (VkBool32: VK_TRUE or VK_FALSE)
+ * console.log(integerExpected("u32")); // an integer from 0 to 4294967295 (uint32_t)
+ * console.log(integerExpected("u8"), integerExpected(8)); // ... 0 to 255 (uint8_t) ... 0 to 255 (8-bit field)
+ * console.log(integerExpected("bool")); // true or false, or 1 or 0 (VkBool32: VK_TRUE or VK_FALSE)
  * ```
  */
-export function integerExpected(v: unknown, kind: IntegerKind, mask = false): string {
+export function integerExpected(kind: IntegerKind): string {
   if (kind === "bool") return "true or false, or 1 or 0 (VkBool32: VK_TRUE or VK_FALSE)";
   const [min, max, type] = rangeOf(kind);
-  const hint = mask && kind === "u32" && typeof v === "number" && v < 0 && (v | 0) === v
+  return `an integer from ${min} to ${max} (${type})`;
+}
+
+/**
+ * The end of the error refusing integer `v` of `kind`: where `mask` (the member or parameter holds a bit mask,
+ * {@linkcode isBitMask}) and `v` is a negative 32-bit integer (what JavaScript's bitwise operators give for
+ * bit 31 set, and `~0`) given for a `uint32_t`, that `x >>> 0` makes it unsigned; else nothing.
+ *
+ * @example Usage
+ * ```ts
+ * import { integerHint } from "./scalar.ts";
+ * console.log(integerHint(-1, "u32", true)); // ; `x >>> 0` makes a bitwise result unsigned
+ * console.log(JSON.stringify(integerHint(-1, "u32", false))); // ""
+ * ```
+ */
+export function integerHint(v: unknown, kind: IntegerKind, mask: boolean): string {
+  return mask && kind === "u32" && typeof v === "number" && v < 0 && (v | 0) === v
     ? "; `x >>> 0` makes a bitwise result unsigned"
     : "";
-  return `an integer from ${min} to ${max} (${type})${hint}`;
 }
 
 /**

@@ -16,7 +16,7 @@ const isolated = mockEnvironment();
 globalThis.addEventListener("unload", () => isolated.remove());
 
 const expected = (command: string, param: string, got: string, hint = "") =>
-  `Cannot call "${command}": parameter "${param}" expected an integer from 0 to 4294967295 (uint32_t)${hint}, got ${got}`;
+  `Cannot call "${command}": parameter "${param}" expected an integer from 0 to 4294967295 (uint32_t), got ${got}${hint}`;
 
 Deno.test("a 32-bit parameter that does not fit throws naming the command and parameter; the driver is not called", () => {
   using mock = new MockDriver({ record: true, onProblem: () => {} });
