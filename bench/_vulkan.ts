@@ -128,7 +128,7 @@ export class BenchDevice implements Disposable {
       ),
       "vkCreateCommandPool",
     );
-    const pool = readHandle("VkCommandPool", slot);
+    const pool = readHandle("VkCommandPool", slot)!;
     this.#pools.push(pool);
     check(
       t.vkAllocateCommandBuffers!(

@@ -79,6 +79,12 @@ export function emitStructs(
       return chains.has(struct) ? `VkChain<"${struct}">` : "VkRawPointer";
     }
     if (m.pointer === 0) {
+      // A handle the spec requires valid takes no null (docs/behaviour.md V13), as the writer.
+      if (
+        !m.dims.length && requiredOf(struct).has(m.name) && layouts.resolve(m.type)?.category === "handle"
+      ) {
+        return named(m.type);
+      }
       if (!m.dims.length) return inputElement(m);
       if (m.type === "char") return "string";
       const e = inputElement(m);

@@ -158,19 +158,21 @@ class Emitter {
     if (l.sType !== undefined) lines.push(`m.u32[${at(0)} >> 2] = ${l.sType};`);
     lines.push(`let seen = 0, x;`);
     const tail: string[] = [];
-    const required = this.#requiredPointers(l.name);
+    const required = this.#required(l.name);
     for (const m of l.members) {
       const K = JSON.stringify(m.name);
-      const must = required.has(m.name);
-      // A required pointer: one loose test sends undefined and null to the throw (docs/behaviour.md V13).
+      const what = required.get(m.name);
+      // A required member: one loose test sends undefined and null to the throw (docs/behaviour.md V13).
       const get = `(x = v.${/^[A-Za-z_$][\w$]*$/.test(m.name) ? m.name : `[${K}]`}) ${
-        must ? "!= null" : "!== undefined"
+        what !== undefined ? "!= null" : "!== undefined"
       }`;
       const simple = this.#simple(m);
       const block = (simple
         ? `if (${get}) seen += ${this.#store(simple, at(m.offset), "x", S, K)};`
         : `if (${get}) {\nseen++;\n${this.#member(l, m, at(m.offset), S, K, counts)}\n}`) +
-        (must ? ` else missing(${S}, ${K}, x);` : "");
+        (what === undefined
+          ? ""
+          : ` else missing(${S}, ${K}, x${what === "pointer" ? "" : `, ${JSON.stringify(what)}`});`);
       if (countNames.has(m.name)) {
         const n = counts.get(m.name)!;
         // Given beside its array, a count must not exceed the array's length (docs/behaviour.md V15).
@@ -191,21 +193,29 @@ ${lines.join("\n")}
   }
 
   /**
-   * The pointer members of `struct` that must be valid whenever it is written (docs/behaviour.md V13): vk.xml
-   * marks them neither \`optional\` nor \`noautovalidity\`, and their \`len\` (if any) names no \`optional\`
-   * count (which would let the pointer be null with a count of 0). None for unions and returned-only structs.
+   * The members of `struct` that must be given whenever it is written (docs/behaviour.md V13), each with what
+   * it is: "pointer", or its handle type. vk.xml marks them neither \`optional\` nor \`noautovalidity\`; a
+   * pointer's \`len\` (if any) names no \`optional\` count (which would let the pointer be null with a count
+   * of 0). None for unions and returned-only structs. The input types follow the same rule
+   * (tools/_gen_api_structs.ts).
    */
-  #requiredPointers(struct: string): Set<string> {
+  #required(struct: string): Map<string, string> {
     const t = this.#layouts.resolve(struct);
-    if (!t || t.category === "union" || t.returnedOnly) return new Set();
+    const required = new Map<string, string>();
+    if (!t || t.category === "union" || t.returnedOnly) return required;
     const members = t.members ?? [];
     const byName = new Map(members.map((m) => [m.name, m]));
-    const required = new Set<string>();
     for (const m of members) {
-      if (m.pointer === 0 || m.name === "pNext" || m.optional || m.noautovalidity) continue;
+      if (m.name === "pNext" || m.optional || m.noautovalidity) continue;
+      if (m.pointer === 0) {
+        if (!m.dims.length && this.#layouts.resolve(m.type)?.category === "handle") {
+          required.set(m.name, m.type);
+        }
+        continue;
+      }
       // The count a \`len\` names (\`queueCreateInfoCount\`, or \`codeSize\` inside pCode's latexmath).
       const ref = m.len?.match(/[A-Za-z_]\w*/g)?.find((w) => byName.has(w));
-      if (ref === undefined || !byName.get(ref)!.optional) required.add(m.name);
+      if (ref === undefined || !byName.get(ref)!.optional) required.set(m.name, "pointer");
     }
     return required;
   }

@@ -89,10 +89,15 @@ export function badValue(struct: string, member: string, value: unknown, expecte
   throw new TypeError(`Cannot write ${shownValue(value)} to ${where(struct, member)}: expected ${expected}`);
 }
 
-/** Throws for a pointer member the struct must have (docs/behaviour.md V13), given as undefined or null. */
-export function missing(struct: string, member: string, value: unknown): never {
+/**
+ * Throws for a member `struct` must have (docs/behaviour.md V13), given as undefined or null: `what` it is,
+ * "pointer" or a handle's type.
+ */
+export function missing(struct: string, member: string, value: unknown, what = "pointer"): never {
   throw new TypeError(
-    `Cannot write "${struct}": member "${member}" is a required pointer (vk.xml: not optional), got ${value}`,
+    `Cannot write "${struct}": member "${member}" is a required ${
+      what === "pointer" ? what : `${what} handle`
+    } (vk.xml: not optional), got ${value}`,
   );
 }
 

@@ -225,7 +225,7 @@ Deno.test("destroying a command pool ends its command buffers, and their sub-sta
   const device = Deno.UnsafePointer.create(0x900n);
   const poolOut = arena.pointer(arena.alloc(8));
   chassis.wrap("vkCreateCommandPool", () => next.vkCreateCommandPool)(device, null, null, poolOut);
-  const pool = readHandle("VkCommandPool", poolOut);
+  const pool = readHandle("VkCommandPool", poolOut)!;
   const cbs = arena.pointer(arena.alloc(16));
   const info = writeStruct(arena, "VkCommandBufferAllocateInfo", {
     commandPool: pool,

@@ -37,7 +37,7 @@ Deno.test("decode: an instance create info with its application info and name li
 Deno.test("decode: outputs counted by a member of an input struct, 64-bit values and enums", () => {
   using arena = new Arena();
   const allocate = writeStruct(arena, "VkCommandBufferAllocateInfo", {
-    commandPool: asHandle("VkCommandPool", Deno.UnsafePointer.create(0x10n)),
+    commandPool: asHandle("VkCommandPool", Deno.UnsafePointer.create(0x10n))!,
     commandBufferCount: 2,
   });
   const out = arena.pointer(arena.alloc(16));

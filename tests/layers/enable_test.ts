@@ -137,7 +137,7 @@ Deno.test("draw_stats prints the draws, instances and vertices of each recording
   vk.vkCreateCommandPool!(device, null, null, poolOut);
   const cbOut = arena.pointer(arena.alloc(8));
   const allocate = writeStruct(arena, "VkCommandBufferAllocateInfo", {
-    commandPool: readHandle("VkCommandPool", poolOut),
+    commandPool: readHandle("VkCommandPool", poolOut)!,
     commandBufferCount: 1,
   });
   vk.vkAllocateCommandBuffers!(device, allocate, cbOut);

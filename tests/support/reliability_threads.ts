@@ -160,7 +160,7 @@ async function scenario(name: string, workers: number, iterations: number): Prom
         vk.vkAllocateCommandBuffers!(
           device,
           writeStruct(arena, "VkCommandBufferAllocateInfo", {
-            commandPool: asHandle("VkCommandPool", pool),
+            commandPool: asHandle("VkCommandPool", pool)!,
             level: VK_COMMAND_BUFFER_LEVEL_PRIMARY,
             commandBufferCount: 1,
           }),

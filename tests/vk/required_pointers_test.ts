@@ -3,7 +3,14 @@
 // with a TypeError naming the struct and the member (and the command and parameter through VkApi), never
 // passed to the driver as NULL. A pointer an optional count sizes may still be left out.
 import { deepStrictEqual as assertEquals, throws as assertThrows } from "node:assert/strict";
-import { Arena, readStruct, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, Vulkan, writeStruct } from "../../mod.ts";
+import {
+  Arena,
+  readStruct,
+  VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+  type VkStructInputs,
+  Vulkan,
+  writeStruct,
+} from "../../mod.ts";
 import { MockDriver } from "../../testing/mod.ts";
 import { withVkDevice } from "../support/vk_device.ts";
 
@@ -56,6 +63,48 @@ Deno.test("an idiomatic command with a required pointer member left out throws n
         message: `Cannot call "vkCreateShaderModule": parameter "pCreateInfo": ${MISSING_CODE} undefined`,
       });
       assertEquals(mock.liveObjects().filter((o) => o.type === "VkShaderModule"), []);
+    });
+  }
+});
+
+const MISSING_BUFFER =
+  'Cannot write "VkBufferMemoryRequirementsInfo2": member "buffer" is a required VkBuffer handle (vk.xml: not optional), got';
+
+Deno.test("a required handle member left out or null is refused; its type takes no null; an optional one does", () => {
+  using arena = new Arena();
+  assertThrows(() => writeStruct(arena, "VkBufferMemoryRequirementsInfo2", { buffer: null } as never), {
+    name: "TypeError",
+    message: `${MISSING_BUFFER} null`,
+  });
+  assertThrows(() => writeStruct(arena, "VkBufferMemoryRequirementsInfo2", {} as never), {
+    name: "TypeError",
+    message: `${MISSING_BUFFER} undefined`,
+  });
+  // VkMemoryDedicatedAllocateInfo's buffer is optional="true" in vk.xml: null is VK_NULL_HANDLE there.
+  const dedicated = readStruct(
+    "VkMemoryDedicatedAllocateInfo",
+    writeStruct(arena, "VkMemoryDedicatedAllocateInfo", { buffer: null, image: null }),
+  );
+  assertEquals([dedicated.buffer, dedicated.image], [null, null]);
+  // @ts-expect-error VkBufferMemoryRequirementsInfo2's buffer must be a valid VkBuffer (vk.xml: not optional).
+  const literal: VkStructInputs["VkBufferMemoryRequirementsInfo2"] = { buffer: null };
+  assertThrows(() => writeStruct(arena, "VkBufferMemoryRequirementsInfo2", literal), { name: "TypeError" });
+});
+
+Deno.test("an idiomatic command given a null required handle member throws naming the command, parameter, struct and member", () => {
+  for (const checked of [false, true]) {
+    using mock = new MockDriver();
+    using manifest = mock.writeManifest();
+    using raw = Vulkan.load({
+      env: { vars: { VK_DRIVER_FILES: manifest.manifestPath }, elevated: false },
+      checked,
+    });
+    withVkDevice(raw, (vk, device) => {
+      // @ts-expect-error VkBufferMemoryRequirementsInfo2's buffer takes no null.
+      assertThrows(() => vk.getBufferMemoryRequirements2(device, { buffer: null }), {
+        name: "TypeError",
+        message: `Cannot call "vkGetBufferMemoryRequirements2": parameter "pInfo": ${MISSING_BUFFER} null`,
+      });
     });
   }
 });

@@ -383,8 +383,10 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.buffer) !== undefined) seen += putPointer(m, o + 16, x, S, "buffer");
-    if ((x = v.memory) !== undefined) seen += putPointer(m, o + 24, x, S, "memory");
+    if ((x = v.buffer) != null) seen += putPointer(m, o + 16, x, S, "buffer");
+    else missing(S, "buffer", x, "VkBuffer");
+    if ((x = v.memory) != null) seen += putPointer(m, o + 24, x, S, "memory");
+    else missing(S, "memory", x, "VkDeviceMemory");
     if ((x = v.memoryOffset) !== undefined) seen += put64(m, o + 32, x, S, "memoryOffset");
     let keys = 0;
     for (const _ in v) keys++;
@@ -549,7 +551,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.image) !== undefined) seen += putPointer(m, o + 16, x, S, "image");
+    if ((x = v.image) != null) seen += putPointer(m, o + 16, x, S, "image");
+    else missing(S, "image", x, "VkImage");
     if ((x = v.memory) !== undefined) seen += putPointer(m, o + 24, x, S, "memory");
     if ((x = v.memoryOffset) !== undefined) seen += put64(m, o + 32, x, S, "memoryOffset");
     let keys = 0;
@@ -790,9 +793,11 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.srcImage) !== undefined) seen += putPointer(m, o + 16, x, S, "srcImage");
+    if ((x = v.srcImage) != null) seen += putPointer(m, o + 16, x, S, "srcImage");
+    else missing(S, "srcImage", x, "VkImage");
     if ((x = v.srcImageLayout) !== undefined) seen += u32(m, o + 24, x, S, "srcImageLayout");
-    if ((x = v.dstImage) !== undefined) seen += putPointer(m, o + 32, x, S, "dstImage");
+    if ((x = v.dstImage) != null) seen += putPointer(m, o + 32, x, S, "dstImage");
+    else missing(S, "dstImage", x, "VkImage");
     if ((x = v.dstImageLayout) !== undefined) seen += u32(m, o + 40, x, S, "dstImageLayout");
     if ((x = v.pRegions) != null) {
       seen++;
@@ -952,7 +957,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.buffer) !== undefined) seen += putPointer(m, o + 16, x, S, "buffer");
+    if ((x = v.buffer) != null) seen += putPointer(m, o + 16, x, S, "buffer");
+    else missing(S, "buffer", x, "VkBuffer");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -1067,7 +1073,8 @@ export function structs() {
     if ((x = v.dstAccessMask) !== undefined) seen += u32(m, o + 20, x, S, "dstAccessMask");
     if ((x = v.srcQueueFamilyIndex) !== undefined) seen += u32(m, o + 24, x, S, "srcQueueFamilyIndex");
     if ((x = v.dstQueueFamilyIndex) !== undefined) seen += u32(m, o + 28, x, S, "dstQueueFamilyIndex");
-    if ((x = v.buffer) !== undefined) seen += putPointer(m, o + 32, x, S, "buffer");
+    if ((x = v.buffer) != null) seen += putPointer(m, o + 32, x, S, "buffer");
+    else missing(S, "buffer", x, "VkBuffer");
     if ((x = v.offset) !== undefined) seen += put64(m, o + 40, x, S, "offset");
     if ((x = v.size) !== undefined) seen += put64(m, o + 48, x, S, "size");
     let keys = 0;
@@ -1106,7 +1113,8 @@ export function structs() {
     if ((x = v.dstAccessMask) !== undefined) seen += put64(m, o + 40, x, S, "dstAccessMask");
     if ((x = v.srcQueueFamilyIndex) !== undefined) seen += u32(m, o + 48, x, S, "srcQueueFamilyIndex");
     if ((x = v.dstQueueFamilyIndex) !== undefined) seen += u32(m, o + 52, x, S, "dstQueueFamilyIndex");
-    if ((x = v.buffer) !== undefined) seen += putPointer(m, o + 56, x, S, "buffer");
+    if ((x = v.buffer) != null) seen += putPointer(m, o + 56, x, S, "buffer");
+    else missing(S, "buffer", x, "VkBuffer");
     if ((x = v.offset) !== undefined) seen += put64(m, o + 64, x, S, "offset");
     if ((x = v.size) !== undefined) seen += put64(m, o + 72, x, S, "size");
     let keys = 0;
@@ -1141,7 +1149,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.buffer) !== undefined) seen += putPointer(m, o + 16, x, S, "buffer");
+    if ((x = v.buffer) != null) seen += putPointer(m, o + 16, x, S, "buffer");
+    else missing(S, "buffer", x, "VkBuffer");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -1217,7 +1226,8 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
-    if ((x = v.buffer) !== undefined) seen += putPointer(m, o + 24, x, S, "buffer");
+    if ((x = v.buffer) != null) seen += putPointer(m, o + 24, x, S, "buffer");
+    else missing(S, "buffer", x, "VkBuffer");
     if ((x = v.format) !== undefined) seen += u32(m, o + 32, x, S, "format");
     if ((x = v.offset) !== undefined) seen += put64(m, o + 40, x, S, "offset");
     if ((x = v.range) !== undefined) seen += put64(m, o + 48, x, S, "range");
@@ -1375,7 +1385,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.commandPool) !== undefined) seen += putPointer(m, o + 16, x, S, "commandPool");
+    if ((x = v.commandPool) != null) seen += putPointer(m, o + 16, x, S, "commandPool");
+    else missing(S, "commandPool", x, "VkCommandPool");
     if ((x = v.level) !== undefined) seen += u32(m, o + 24, x, S, "level");
     if ((x = v.commandBufferCount) !== undefined) seen += u32(m, o + 28, x, S, "commandBufferCount");
     let keys = 0;
@@ -1537,7 +1548,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.commandBuffer) !== undefined) seen += putPointer(m, o + 16, x, S, "commandBuffer");
+    if ((x = v.commandBuffer) != null) seen += putPointer(m, o + 16, x, S, "commandBuffer");
+    else missing(S, "commandBuffer", x, "VkCommandBuffer");
     if ((x = v.deviceMask) !== undefined) seen += u32(m, o + 24, x, S, "deviceMask");
     let keys = 0;
     for (const _ in v) keys++;
@@ -1737,8 +1749,10 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.srcBuffer) !== undefined) seen += putPointer(m, o + 16, x, S, "srcBuffer");
-    if ((x = v.dstBuffer) !== undefined) seen += putPointer(m, o + 24, x, S, "dstBuffer");
+    if ((x = v.srcBuffer) != null) seen += putPointer(m, o + 16, x, S, "srcBuffer");
+    else missing(S, "srcBuffer", x, "VkBuffer");
+    if ((x = v.dstBuffer) != null) seen += putPointer(m, o + 24, x, S, "dstBuffer");
+    else missing(S, "dstBuffer", x, "VkBuffer");
     if ((x = v.pRegions) != null) {
       seen++;
       let t = -1;
@@ -1796,8 +1810,10 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.srcBuffer) !== undefined) seen += putPointer(m, o + 16, x, S, "srcBuffer");
-    if ((x = v.dstImage) !== undefined) seen += putPointer(m, o + 24, x, S, "dstImage");
+    if ((x = v.srcBuffer) != null) seen += putPointer(m, o + 16, x, S, "srcBuffer");
+    else missing(S, "srcBuffer", x, "VkBuffer");
+    if ((x = v.dstImage) != null) seen += putPointer(m, o + 24, x, S, "dstImage");
+    else missing(S, "dstImage", x, "VkImage");
     if ((x = v.dstImageLayout) !== undefined) seen += u32(m, o + 32, x, S, "dstImageLayout");
     if ((x = v.pRegions) != null) {
       seen++;
@@ -1856,10 +1872,12 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.srcSet) !== undefined) seen += putPointer(m, o + 16, x, S, "srcSet");
+    if ((x = v.srcSet) != null) seen += putPointer(m, o + 16, x, S, "srcSet");
+    else missing(S, "srcSet", x, "VkDescriptorSet");
     if ((x = v.srcBinding) !== undefined) seen += u32(m, o + 24, x, S, "srcBinding");
     if ((x = v.srcArrayElement) !== undefined) seen += u32(m, o + 28, x, S, "srcArrayElement");
-    if ((x = v.dstSet) !== undefined) seen += putPointer(m, o + 32, x, S, "dstSet");
+    if ((x = v.dstSet) != null) seen += putPointer(m, o + 32, x, S, "dstSet");
+    else missing(S, "dstSet", x, "VkDescriptorSet");
     if ((x = v.dstBinding) !== undefined) seen += u32(m, o + 40, x, S, "dstBinding");
     if ((x = v.dstArrayElement) !== undefined) seen += u32(m, o + 44, x, S, "dstArrayElement");
     if ((x = v.descriptorCount) !== undefined) seen += u32(m, o + 48, x, S, "descriptorCount");
@@ -1894,9 +1912,11 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.srcImage) !== undefined) seen += putPointer(m, o + 16, x, S, "srcImage");
+    if ((x = v.srcImage) != null) seen += putPointer(m, o + 16, x, S, "srcImage");
+    else missing(S, "srcImage", x, "VkImage");
     if ((x = v.srcImageLayout) !== undefined) seen += u32(m, o + 24, x, S, "srcImageLayout");
-    if ((x = v.dstImage) !== undefined) seen += putPointer(m, o + 32, x, S, "dstImage");
+    if ((x = v.dstImage) != null) seen += putPointer(m, o + 32, x, S, "dstImage");
+    else missing(S, "dstImage", x, "VkImage");
     if ((x = v.dstImageLayout) !== undefined) seen += u32(m, o + 40, x, S, "dstImageLayout");
     if ((x = v.pRegions) != null) {
       seen++;
@@ -1957,9 +1977,11 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.srcImage) !== undefined) seen += putPointer(m, o + 16, x, S, "srcImage");
+    if ((x = v.srcImage) != null) seen += putPointer(m, o + 16, x, S, "srcImage");
+    else missing(S, "srcImage", x, "VkImage");
     if ((x = v.srcImageLayout) !== undefined) seen += u32(m, o + 24, x, S, "srcImageLayout");
-    if ((x = v.dstBuffer) !== undefined) seen += putPointer(m, o + 32, x, S, "dstBuffer");
+    if ((x = v.dstBuffer) != null) seen += putPointer(m, o + 32, x, S, "dstBuffer");
+    else missing(S, "dstBuffer", x, "VkBuffer");
     if ((x = v.pRegions) != null) {
       seen++;
       let t = -1;
@@ -2019,9 +2041,11 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
-    if ((x = v.srcImage) !== undefined) seen += putPointer(m, o + 24, x, S, "srcImage");
+    if ((x = v.srcImage) != null) seen += putPointer(m, o + 24, x, S, "srcImage");
+    else missing(S, "srcImage", x, "VkImage");
     if ((x = v.srcImageLayout) !== undefined) seen += u32(m, o + 32, x, S, "srcImageLayout");
-    if ((x = v.dstImage) !== undefined) seen += putPointer(m, o + 40, x, S, "dstImage");
+    if ((x = v.dstImage) != null) seen += putPointer(m, o + 40, x, S, "dstImage");
+    else missing(S, "dstImage", x, "VkImage");
     if ((x = v.dstImageLayout) !== undefined) seen += u32(m, o + 48, x, S, "dstImageLayout");
     if ((x = v.pRegions) != null) {
       seen++;
@@ -2084,7 +2108,8 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
-    if ((x = v.srcImage) !== undefined) seen += putPointer(m, o + 24, x, S, "srcImage");
+    if ((x = v.srcImage) != null) seen += putPointer(m, o + 24, x, S, "srcImage");
+    else missing(S, "srcImage", x, "VkImage");
     if ((x = v.srcImageLayout) !== undefined) seen += u32(m, o + 32, x, S, "srcImageLayout");
     if ((x = v.pRegions) != null) {
       seen++;
@@ -2145,7 +2170,8 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
-    if ((x = v.dstImage) !== undefined) seen += putPointer(m, o + 24, x, S, "dstImage");
+    if ((x = v.dstImage) != null) seen += putPointer(m, o + 24, x, S, "dstImage");
+    else missing(S, "dstImage", x, "VkImage");
     if ((x = v.dstImageLayout) !== undefined) seen += u32(m, o + 32, x, S, "dstImageLayout");
     if ((x = v.pRegions) != null) {
       seen++;
@@ -2473,7 +2499,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.descriptorPool) !== undefined) seen += putPointer(m, o + 16, x, S, "descriptorPool");
+    if ((x = v.descriptorPool) != null) seen += putPointer(m, o + 16, x, S, "descriptorPool");
+    else missing(S, "descriptorPool", x, "VkDescriptorPool");
     if ((x = v.pSetLayouts) != null) {
       seen++;
       let t = -1;
@@ -3334,7 +3361,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.memory) !== undefined) seen += putPointer(m, o + 16, x, S, "memory");
+    if ((x = v.memory) != null) seen += putPointer(m, o + 16, x, S, "memory");
+    else missing(S, "memory", x, "VkDeviceMemory");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -4423,7 +4451,8 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
-    if ((x = v.renderPass) !== undefined) seen += putPointer(m, o + 24, x, S, "renderPass");
+    if ((x = v.renderPass) != null) seen += putPointer(m, o + 24, x, S, "renderPass");
+    else missing(S, "renderPass", x, "VkRenderPass");
     if ((x = v.pAttachments) !== undefined) {
       seen++;
       let t = -1;
@@ -4789,7 +4818,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.image) !== undefined) seen += putPointer(m, o + 16, x, S, "image");
+    if ((x = v.image) != null) seen += putPointer(m, o + 16, x, S, "image");
+    else missing(S, "image", x, "VkImage");
     if ((x = v.oldLayout) !== undefined) seen += u32(m, o + 24, x, S, "oldLayout");
     if ((x = v.newLayout) !== undefined) seen += u32(m, o + 28, x, S, "newLayout");
     if ((x = v.subresourceRange) !== undefined) {
@@ -5178,7 +5208,8 @@ export function structs() {
     if ((x = v.newLayout) !== undefined) seen += u32(m, o + 28, x, S, "newLayout");
     if ((x = v.srcQueueFamilyIndex) !== undefined) seen += u32(m, o + 32, x, S, "srcQueueFamilyIndex");
     if ((x = v.dstQueueFamilyIndex) !== undefined) seen += u32(m, o + 36, x, S, "dstQueueFamilyIndex");
-    if ((x = v.image) !== undefined) seen += putPointer(m, o + 40, x, S, "image");
+    if ((x = v.image) != null) seen += putPointer(m, o + 40, x, S, "image");
+    else missing(S, "image", x, "VkImage");
     if ((x = v.subresourceRange) !== undefined) {
       seen++;
       if (typeof x !== "object" || x === null) badValue(S, "subresourceRange", x, "an object");
@@ -5223,7 +5254,8 @@ export function structs() {
     if ((x = v.newLayout) !== undefined) seen += u32(m, o + 52, x, S, "newLayout");
     if ((x = v.srcQueueFamilyIndex) !== undefined) seen += u32(m, o + 56, x, S, "srcQueueFamilyIndex");
     if ((x = v.dstQueueFamilyIndex) !== undefined) seen += u32(m, o + 60, x, S, "dstQueueFamilyIndex");
-    if ((x = v.image) !== undefined) seen += putPointer(m, o + 64, x, S, "image");
+    if ((x = v.image) != null) seen += putPointer(m, o + 64, x, S, "image");
+    else missing(S, "image", x, "VkImage");
     if ((x = v.subresourceRange) !== undefined) {
       seen++;
       if (typeof x !== "object" || x === null) badValue(S, "subresourceRange", x, "an object");
@@ -5262,7 +5294,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.image) !== undefined) seen += putPointer(m, o + 16, x, S, "image");
+    if ((x = v.image) != null) seen += putPointer(m, o + 16, x, S, "image");
+    else missing(S, "image", x, "VkImage");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -5410,7 +5443,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.image) !== undefined) seen += putPointer(m, o + 16, x, S, "image");
+    if ((x = v.image) != null) seen += putPointer(m, o + 16, x, S, "image");
+    else missing(S, "image", x, "VkImage");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -5609,7 +5643,8 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
-    if ((x = v.image) !== undefined) seen += putPointer(m, o + 24, x, S, "image");
+    if ((x = v.image) != null) seen += putPointer(m, o + 24, x, S, "image");
+    else missing(S, "image", x, "VkImage");
     if ((x = v.viewType) !== undefined) seen += u32(m, o + 32, x, S, "viewType");
     if ((x = v.format) !== undefined) seen += u32(m, o + 36, x, S, "format");
     if ((x = v.components) !== undefined) {
@@ -5806,7 +5841,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.memory) !== undefined) seen += putPointer(m, o + 16, x, S, "memory");
+    if ((x = v.memory) != null) seen += putPointer(m, o + 16, x, S, "memory");
+    else missing(S, "memory", x, "VkDeviceMemory");
     if ((x = v.offset) !== undefined) seen += put64(m, o + 24, x, S, "offset");
     if ((x = v.size) !== undefined) seen += put64(m, o + 32, x, S, "size");
     let keys = 0;
@@ -6025,7 +6061,8 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
-    if ((x = v.memory) !== undefined) seen += putPointer(m, o + 24, x, S, "memory");
+    if ((x = v.memory) != null) seen += putPointer(m, o + 24, x, S, "memory");
+    else missing(S, "memory", x, "VkDeviceMemory");
     if ((x = v.offset) !== undefined) seen += put64(m, o + 32, x, S, "offset");
     if ((x = v.size) !== undefined) seen += put64(m, o + 40, x, S, "size");
     let keys = 0;
@@ -6200,7 +6237,8 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
-    if ((x = v.memory) !== undefined) seen += putPointer(m, o + 24, x, S, "memory");
+    if ((x = v.memory) != null) seen += putPointer(m, o + 24, x, S, "memory");
+    else missing(S, "memory", x, "VkDeviceMemory");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -12275,9 +12313,9 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.descriptorUpdateTemplate) !== undefined) {
+    if ((x = v.descriptorUpdateTemplate) != null) {
       seen += putPointer(m, o + 16, x, S, "descriptorUpdateTemplate");
-    }
+    } else missing(S, "descriptorUpdateTemplate", x, "VkDescriptorUpdateTemplate");
     if ((x = v.layout) !== undefined) seen += putPointer(m, o + 24, x, S, "layout");
     if ((x = v.set) !== undefined) seen += u32(m, o + 32, x, S, "set");
     if ((x = v.pData) != null) {
@@ -12496,8 +12534,10 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.renderPass) !== undefined) seen += putPointer(m, o + 16, x, S, "renderPass");
-    if ((x = v.framebuffer) !== undefined) seen += putPointer(m, o + 24, x, S, "framebuffer");
+    if ((x = v.renderPass) != null) seen += putPointer(m, o + 16, x, S, "renderPass");
+    else missing(S, "renderPass", x, "VkRenderPass");
+    if ((x = v.framebuffer) != null) seen += putPointer(m, o + 24, x, S, "framebuffer");
+    else missing(S, "framebuffer", x, "VkFramebuffer");
     if ((x = v.renderArea) !== undefined) {
       seen++;
       if (typeof x !== "object" || x === null) badValue(S, "renderArea", x, "an object");
@@ -13241,9 +13281,11 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.srcImage) !== undefined) seen += putPointer(m, o + 16, x, S, "srcImage");
+    if ((x = v.srcImage) != null) seen += putPointer(m, o + 16, x, S, "srcImage");
+    else missing(S, "srcImage", x, "VkImage");
     if ((x = v.srcImageLayout) !== undefined) seen += u32(m, o + 24, x, S, "srcImageLayout");
-    if ((x = v.dstImage) !== undefined) seen += putPointer(m, o + 32, x, S, "dstImage");
+    if ((x = v.dstImage) != null) seen += putPointer(m, o + 32, x, S, "dstImage");
+    else missing(S, "dstImage", x, "VkImage");
     if ((x = v.dstImageLayout) !== undefined) seen += u32(m, o + 40, x, S, "dstImageLayout");
     if ((x = v.pRegions) != null) {
       seen++;
@@ -13457,7 +13499,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.conversion) !== undefined) seen += putPointer(m, o + 16, x, S, "conversion");
+    if ((x = v.conversion) != null) seen += putPointer(m, o + 16, x, S, "conversion");
+    else missing(S, "conversion", x, "VkSamplerYcbcrConversion");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -13507,7 +13550,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.semaphore) !== undefined) seen += putPointer(m, o + 16, x, S, "semaphore");
+    if ((x = v.semaphore) != null) seen += putPointer(m, o + 16, x, S, "semaphore");
+    else missing(S, "semaphore", x, "VkSemaphore");
     if ((x = v.value) !== undefined) seen += put64(m, o + 24, x, S, "value");
     let keys = 0;
     for (const _ in v) keys++;
@@ -13534,7 +13578,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.semaphore) !== undefined) seen += putPointer(m, o + 16, x, S, "semaphore");
+    if ((x = v.semaphore) != null) seen += putPointer(m, o + 16, x, S, "semaphore");
+    else missing(S, "semaphore", x, "VkSemaphore");
     if ((x = v.value) !== undefined) seen += put64(m, o + 24, x, S, "value");
     if ((x = v.stageMask) !== undefined) seen += put64(m, o + 32, x, S, "stageMask");
     if ((x = v.deviceIndex) !== undefined) seen += u32(m, o + 40, x, S, "deviceIndex");
@@ -13682,7 +13727,8 @@ export function structs() {
     const S = "VkSparseBufferMemoryBindInfo";
     let n0 = -1, f0 = "";
     let seen = 0, x;
-    if ((x = v.buffer) !== undefined) seen += putPointer(m, o, x, S, "buffer");
+    if ((x = v.buffer) != null) seen += putPointer(m, o, x, S, "buffer");
+    else missing(S, "buffer", x, "VkBuffer");
     if ((x = v.pBinds) != null) {
       seen++;
       let t = -1;
@@ -13824,7 +13870,8 @@ export function structs() {
     const S = "VkSparseImageMemoryBindInfo";
     let n0 = -1, f0 = "";
     let seen = 0, x;
-    if ((x = v.image) !== undefined) seen += putPointer(m, o, x, S, "image");
+    if ((x = v.image) != null) seen += putPointer(m, o, x, S, "image");
+    else missing(S, "image", x, "VkImage");
     if ((x = v.pBinds) != null) {
       seen++;
       let t = -1;
@@ -13931,7 +13978,8 @@ export function structs() {
     const S = "VkSparseImageOpaqueMemoryBindInfo";
     let n0 = -1, f0 = "";
     let seen = 0, x;
-    if ((x = v.image) !== undefined) seen += putPointer(m, o, x, S, "image");
+    if ((x = v.image) != null) seen += putPointer(m, o, x, S, "image");
+    else missing(S, "image", x, "VkImage");
     if ((x = v.pBinds) != null) {
       seen++;
       let t = -1;

@@ -402,7 +402,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.buffer) !== undefined) seen += putPointer(m, o + 16, x, S, "buffer");
+    if ((x = v.buffer) != null) seen += putPointer(m, o + 16, x, S, "buffer");
+    else missing(S, "buffer", x, "VkBuffer");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -629,7 +630,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.buffer) !== undefined) seen += putPointer(m, o + 16, x, S, "buffer");
+    if ((x = v.buffer) != null) seen += putPointer(m, o + 16, x, S, "buffer");
+    else missing(S, "buffer", x, "VkBuffer");
     if ((x = v.offset) !== undefined) seen += put64(m, o + 24, x, S, "offset");
     if ((x = v.flags) !== undefined) seen += u32(m, o + 32, x, S, "flags");
     let keys = 0;
@@ -700,7 +702,8 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "src", x, "an object");
       writeNamed("VkDeviceOrHostAddressConstKHR", m, o + 16, x, 0);
     }
-    if ((x = v.dst) !== undefined) seen += putPointer(m, o + 24, x, S, "dst");
+    if ((x = v.dst) != null) seen += putPointer(m, o + 24, x, S, "dst");
+    else missing(S, "dst", x, "VkMicromapEXT");
     if ((x = v.mode) !== undefined) seen += u32(m, o + 32, x, S, "mode");
     let keys = 0;
     for (const _ in v) keys++;
@@ -728,8 +731,10 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.src) !== undefined) seen += putPointer(m, o + 16, x, S, "src");
-    if ((x = v.dst) !== undefined) seen += putPointer(m, o + 24, x, S, "dst");
+    if ((x = v.src) != null) seen += putPointer(m, o + 16, x, S, "src");
+    else missing(S, "src", x, "VkMicromapEXT");
+    if ((x = v.dst) != null) seen += putPointer(m, o + 24, x, S, "dst");
+    else missing(S, "dst", x, "VkMicromapEXT");
     if ((x = v.mode) !== undefined) seen += u32(m, o + 32, x, S, "mode");
     let keys = 0;
     for (const _ in v) keys++;
@@ -757,7 +762,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.src) !== undefined) seen += putPointer(m, o + 16, x, S, "src");
+    if ((x = v.src) != null) seen += putPointer(m, o + 16, x, S, "src");
+    else missing(S, "src", x, "VkMicromapEXT");
     if ((x = v.dst) !== undefined) {
       seen++;
       if (typeof x !== "object" || x === null) badValue(S, "dst", x, "an object");
@@ -1476,7 +1482,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.buffer) !== undefined) seen += putPointer(m, o + 16, x, S, "buffer");
+    if ((x = v.buffer) != null) seen += putPointer(m, o + 16, x, S, "buffer");
+    else missing(S, "buffer", x, "VkBuffer");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -2680,7 +2687,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.memory) !== undefined) seen += putPointer(m, o + 16, x, S, "memory");
+    if ((x = v.memory) != null) seen += putPointer(m, o + 16, x, S, "memory");
+    else missing(S, "memory", x, "VkDeviceMemory");
     if ((x = v.mtlBuffer) !== undefined) seen += put64(m, o + 24, x, S, "mtlBuffer");
     let keys = 0;
     for (const _ in v) keys++;
@@ -2707,7 +2715,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.queue) !== undefined) seen += putPointer(m, o + 16, x, S, "queue");
+    if ((x = v.queue) != null) seen += putPointer(m, o + 16, x, S, "queue");
+    else missing(S, "queue", x, "VkQueue");
     if ((x = v.mtlCommandQueue) !== undefined) seen += put64(m, o + 24, x, S, "mtlCommandQueue");
     let keys = 0;
     for (const _ in v) keys++;
@@ -2759,7 +2768,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.image) !== undefined) seen += putPointer(m, o + 16, x, S, "image");
+    if ((x = v.image) != null) seen += putPointer(m, o + 16, x, S, "image");
+    else missing(S, "image", x, "VkImage");
     if ((x = v.ioSurface) !== undefined) seen += put64(m, o + 24, x, S, "ioSurface");
     let keys = 0;
     for (const _ in v) keys++;
@@ -3034,9 +3044,8 @@ export function structs() {
     if ((x = v.indirectExecutionSet) !== undefined) {
       seen += putPointer(m, o + 24, x, S, "indirectExecutionSet");
     }
-    if ((x = v.indirectCommandsLayout) !== undefined) {
-      seen += putPointer(m, o + 32, x, S, "indirectCommandsLayout");
-    }
+    if ((x = v.indirectCommandsLayout) != null) seen += putPointer(m, o + 32, x, S, "indirectCommandsLayout");
+    else missing(S, "indirectCommandsLayout", x, "VkIndirectCommandsLayoutEXT");
     if ((x = v.indirectAddress) !== undefined) seen += put64(m, o + 40, x, S, "indirectAddress");
     if ((x = v.indirectAddressSize) !== undefined) seen += put64(m, o + 48, x, S, "indirectAddressSize");
     if ((x = v.preprocessAddress) !== undefined) seen += put64(m, o + 56, x, S, "preprocessAddress");
@@ -3080,9 +3089,8 @@ export function structs() {
     if ((x = v.indirectExecutionSet) !== undefined) {
       seen += putPointer(m, o + 16, x, S, "indirectExecutionSet");
     }
-    if ((x = v.indirectCommandsLayout) !== undefined) {
-      seen += putPointer(m, o + 24, x, S, "indirectCommandsLayout");
-    }
+    if ((x = v.indirectCommandsLayout) != null) seen += putPointer(m, o + 24, x, S, "indirectCommandsLayout");
+    else missing(S, "indirectCommandsLayout", x, "VkIndirectCommandsLayoutEXT");
     if ((x = v.maxSequenceCount) !== undefined) seen += u32(m, o + 32, x, S, "maxSequenceCount");
     if ((x = v.maxDrawCount) !== undefined) seen += u32(m, o + 36, x, S, "maxDrawCount");
     let keys = 0;
@@ -3112,7 +3120,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pipeline) !== undefined) seen += putPointer(m, o + 16, x, S, "pipeline");
+    if ((x = v.pipeline) != null) seen += putPointer(m, o + 16, x, S, "pipeline");
+    else missing(S, "pipeline", x, "VkPipeline");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -3348,7 +3357,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.image) !== undefined) seen += putPointer(m, o + 16, x, S, "image");
+    if ((x = v.image) != null) seen += putPointer(m, o + 16, x, S, "image");
+    else missing(S, "image", x, "VkImage");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -3662,7 +3672,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.imageView) !== undefined) seen += putPointer(m, o + 16, x, S, "imageView");
+    if ((x = v.imageView) != null) seen += putPointer(m, o + 16, x, S, "imageView");
+    else missing(S, "imageView", x, "VkImageView");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -4278,7 +4289,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.initialPipeline) !== undefined) seen += putPointer(m, o + 16, x, S, "initialPipeline");
+    if ((x = v.initialPipeline) != null) seen += putPointer(m, o + 16, x, S, "initialPipeline");
+    else missing(S, "initialPipeline", x, "VkPipeline");
     if ((x = v.maxPipelineCount) !== undefined) seen += u32(m, o + 24, x, S, "maxPipelineCount");
     let keys = 0;
     for (const _ in v) keys++;
@@ -4549,7 +4561,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.memory) !== undefined) seen += putPointer(m, o + 16, x, S, "memory");
+    if ((x = v.memory) != null) seen += putPointer(m, o + 16, x, S, "memory");
+    else missing(S, "memory", x, "VkDeviceMemory");
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 24, x, S, "handleType");
     let keys = 0;
     for (const _ in v) keys++;
@@ -4833,7 +4846,8 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.createFlags) !== undefined) seen += u32(m, o + 16, x, S, "createFlags");
-    if ((x = v.buffer) !== undefined) seen += putPointer(m, o + 24, x, S, "buffer");
+    if ((x = v.buffer) != null) seen += putPointer(m, o + 24, x, S, "buffer");
+    else missing(S, "buffer", x, "VkBuffer");
     if ((x = v.offset) !== undefined) seen += put64(m, o + 32, x, S, "offset");
     if ((x = v.size) !== undefined) seen += put64(m, o + 40, x, S, "size");
     if ((x = v.type) !== undefined) seen += u32(m, o + 48, x, S, "type");
@@ -5246,7 +5260,8 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
-    if ((x = v.swapchain) !== undefined) seen += putPointer(m, o + 24, x, S, "swapchain");
+    if ((x = v.swapchain) != null) seen += putPointer(m, o + 24, x, S, "swapchain");
+    else missing(S, "swapchain", x, "VkSwapchainKHR");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -10374,7 +10389,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.imageView) !== undefined) seen += putPointer(m, o + 16, x, S, "imageView");
+    if ((x = v.imageView) != null) seen += putPointer(m, o + 16, x, S, "imageView");
+    else missing(S, "imageView", x, "VkImageView");
     if ((x = v.imageLayout) !== undefined) seen += u32(m, o + 24, x, S, "imageLayout");
     let keys = 0;
     for (const _ in v) keys++;
@@ -10646,7 +10662,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.sampler) !== undefined) seen += putPointer(m, o + 16, x, S, "sampler");
+    if ((x = v.sampler) != null) seen += putPointer(m, o + 16, x, S, "sampler");
+    else missing(S, "sampler", x, "VkSampler");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -10992,7 +11009,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.validationCache) !== undefined) seen += putPointer(m, o + 16, x, S, "validationCache");
+    if ((x = v.validationCache) != null) seen += putPointer(m, o + 16, x, S, "validationCache");
+    else missing(S, "validationCache", x, "VkValidationCacheEXT");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -11230,7 +11248,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.swapchain) !== undefined) seen += putPointer(m, o + 16, x, S, "swapchain");
+    if ((x = v.swapchain) != null) seen += putPointer(m, o + 16, x, S, "swapchain");
+    else missing(S, "swapchain", x, "VkSwapchainKHR");
     if ((x = v.presentStage) !== undefined) seen += u32(m, o + 24, x, S, "presentStage");
     if ((x = v.timeDomainId) !== undefined) seen += put64(m, o + 32, x, S, "timeDomainId");
     let keys = 0;
@@ -11628,7 +11647,8 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.index) !== undefined) seen += u32(m, o + 16, x, S, "index");
-    if ((x = v.pipeline) !== undefined) seen += putPointer(m, o + 24, x, S, "pipeline");
+    if ((x = v.pipeline) != null) seen += putPointer(m, o + 24, x, S, "pipeline");
+    else missing(S, "pipeline", x, "VkPipeline");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -11655,7 +11675,8 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.index) !== undefined) seen += u32(m, o + 16, x, S, "index");
-    if ((x = v.shader) !== undefined) seen += putPointer(m, o + 24, x, S, "shader");
+    if ((x = v.shader) != null) seen += putPointer(m, o + 24, x, S, "shader");
+    else missing(S, "shader", x, "VkShaderEXT");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);

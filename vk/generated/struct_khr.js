@@ -261,7 +261,8 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.createFlags) !== undefined) seen += u32(m, o + 16, x, S, "createFlags");
-    if ((x = v.buffer) !== undefined) seen += putPointer(m, o + 24, x, S, "buffer");
+    if ((x = v.buffer) != null) seen += putPointer(m, o + 24, x, S, "buffer");
+    else missing(S, "buffer", x, "VkBuffer");
     if ((x = v.offset) !== undefined) seen += put64(m, o + 32, x, S, "offset");
     if ((x = v.size) !== undefined) seen += put64(m, o + 40, x, S, "size");
     if ((x = v.type) !== undefined) seen += u32(m, o + 48, x, S, "type");
@@ -295,9 +296,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.accelerationStructure) !== undefined) {
-      seen += putPointer(m, o + 16, x, S, "accelerationStructure");
-    }
+    if ((x = v.accelerationStructure) != null) seen += putPointer(m, o + 16, x, S, "accelerationStructure");
+    else missing(S, "accelerationStructure", x, "VkAccelerationStructureKHR");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -677,7 +677,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.swapchain) !== undefined) seen += putPointer(m, o + 16, x, S, "swapchain");
+    if ((x = v.swapchain) != null) seen += putPointer(m, o + 16, x, S, "swapchain");
+    else missing(S, "swapchain", x, "VkSwapchainKHR");
     if ((x = v.timeout) !== undefined) seen += put64(m, o + 24, x, S, "timeout");
     if ((x = v.semaphore) !== undefined) seen += putPointer(m, o + 32, x, S, "semaphore");
     if ((x = v.fence) !== undefined) seen += putPointer(m, o + 40, x, S, "fence");
@@ -767,7 +768,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.swapchain) !== undefined) seen += putPointer(m, o + 16, x, S, "swapchain");
+    if ((x = v.swapchain) != null) seen += putPointer(m, o + 16, x, S, "swapchain");
+    else missing(S, "swapchain", x, "VkSwapchainKHR");
     if ((x = v.imageIndex) !== undefined) seen += u32(m, o + 24, x, S, "imageIndex");
     let keys = 0;
     for (const _ in v) keys++;
@@ -861,7 +863,8 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.memoryBindIndex) !== undefined) seen += u32(m, o + 16, x, S, "memoryBindIndex");
-    if ((x = v.memory) !== undefined) seen += putPointer(m, o + 24, x, S, "memory");
+    if ((x = v.memory) != null) seen += putPointer(m, o + 24, x, S, "memory");
+    else missing(S, "memory", x, "VkDeviceMemory");
     if ((x = v.memoryOffset) !== undefined) seen += put64(m, o + 32, x, S, "memoryOffset");
     if ((x = v.memorySize) !== undefined) seen += put64(m, o + 40, x, S, "memorySize");
     let keys = 0;
@@ -957,8 +960,10 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.src) !== undefined) seen += putPointer(m, o + 16, x, S, "src");
-    if ((x = v.dst) !== undefined) seen += putPointer(m, o + 24, x, S, "dst");
+    if ((x = v.src) != null) seen += putPointer(m, o + 16, x, S, "src");
+    else missing(S, "src", x, "VkAccelerationStructureKHR");
+    if ((x = v.dst) != null) seen += putPointer(m, o + 24, x, S, "dst");
+    else missing(S, "dst", x, "VkAccelerationStructureKHR");
     if ((x = v.mode) !== undefined) seen += u32(m, o + 32, x, S, "mode");
     let keys = 0;
     for (const _ in v) keys++;
@@ -986,7 +991,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.src) !== undefined) seen += putPointer(m, o + 16, x, S, "src");
+    if ((x = v.src) != null) seen += putPointer(m, o + 16, x, S, "src");
+    else missing(S, "src", x, "VkAccelerationStructureKHR");
     if ((x = v.dst) !== undefined) {
       seen++;
       if (typeof x !== "object" || x === null) badValue(S, "dst", x, "an object");
@@ -1020,7 +1026,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.image) !== undefined) seen += putPointer(m, o + 16, x, S, "image");
+    if ((x = v.image) != null) seen += putPointer(m, o + 16, x, S, "image");
+    else missing(S, "image", x, "VkImage");
     if ((x = v.pRegions) != null) {
       seen++;
       let t = -1;
@@ -1192,7 +1199,8 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "src", x, "an object");
       writeVkDeviceOrHostAddressConstKHR(m, o + 16, x, 0);
     }
-    if ((x = v.dst) !== undefined) seen += putPointer(m, o + 24, x, S, "dst");
+    if ((x = v.dst) != null) seen += putPointer(m, o + 24, x, S, "dst");
+    else missing(S, "dst", x, "VkAccelerationStructureKHR");
     if ((x = v.mode) !== undefined) seen += u32(m, o + 32, x, S, "mode");
     let keys = 0;
     for (const _ in v) keys++;
@@ -1266,7 +1274,8 @@ export function structs() {
       if (typeof x !== "object" || x === null) badValue(S, "copyAddressRange", x, "an object");
       writeVkStridedDeviceAddressRangeKHR(m, o + 24, x, 0);
     }
-    if ((x = v.dstImage) !== undefined) seen += putPointer(m, o + 48, x, S, "dstImage");
+    if ((x = v.dstImage) != null) seen += putPointer(m, o + 48, x, S, "dstImage");
+    else missing(S, "dstImage", x, "VkImage");
     if ((x = v.dstImageLayout) !== undefined) seen += u32(m, o + 56, x, S, "dstImageLayout");
     if ((x = v.pImageSubresources) != null) {
       seen++;
@@ -2116,7 +2125,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.mode) !== undefined) seen += putPointer(m, o + 16, x, S, "mode");
+    if ((x = v.mode) != null) seen += putPointer(m, o + 16, x, S, "mode");
+    else missing(S, "mode", x, "VkDisplayModeKHR");
     if ((x = v.planeIndex) !== undefined) seen += u32(m, o + 24, x, S, "planeIndex");
     let keys = 0;
     for (const _ in v) keys++;
@@ -2298,7 +2308,8 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
-    if ((x = v.displayMode) !== undefined) seen += putPointer(m, o + 24, x, S, "displayMode");
+    if ((x = v.displayMode) != null) seen += putPointer(m, o + 24, x, S, "displayMode");
+    else missing(S, "displayMode", x, "VkDisplayModeKHR");
     if ((x = v.planeIndex) !== undefined) seen += u32(m, o + 32, x, S, "planeIndex");
     if ((x = v.planeStackIndex) !== undefined) seen += u32(m, o + 36, x, S, "planeStackIndex");
     if ((x = v.transform) !== undefined) seen += u32(m, o + 40, x, S, "transform");
@@ -2510,7 +2521,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.fence) !== undefined) seen += putPointer(m, o + 16, x, S, "fence");
+    if ((x = v.fence) != null) seen += putPointer(m, o + 16, x, S, "fence");
+    else missing(S, "fence", x, "VkFence");
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 24, x, S, "handleType");
     let keys = 0;
     for (const _ in v) keys++;
@@ -2537,7 +2549,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.fence) !== undefined) seen += putPointer(m, o + 16, x, S, "fence");
+    if ((x = v.fence) != null) seen += putPointer(m, o + 16, x, S, "fence");
+    else missing(S, "fence", x, "VkFence");
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 24, x, S, "handleType");
     let keys = 0;
     for (const _ in v) keys++;
@@ -2774,7 +2787,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.fence) !== undefined) seen += putPointer(m, o + 16, x, S, "fence");
+    if ((x = v.fence) != null) seen += putPointer(m, o + 16, x, S, "fence");
+    else missing(S, "fence", x, "VkFence");
     if ((x = v.flags) !== undefined) seen += u32(m, o + 24, x, S, "flags");
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 28, x, S, "handleType");
     if ((x = v.fd) !== undefined) seen += i32(m, o + 32, x, S, "fd");
@@ -2805,7 +2819,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.fence) !== undefined) seen += putPointer(m, o + 16, x, S, "fence");
+    if ((x = v.fence) != null) seen += putPointer(m, o + 16, x, S, "fence");
+    else missing(S, "fence", x, "VkFence");
     if ((x = v.flags) !== undefined) seen += u32(m, o + 24, x, S, "flags");
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 28, x, S, "handleType");
     if ((x = v.handle) !== undefined) seen += put64(m, o + 32, x, S, "handle");
@@ -2894,7 +2909,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.semaphore) !== undefined) seen += putPointer(m, o + 16, x, S, "semaphore");
+    if ((x = v.semaphore) != null) seen += putPointer(m, o + 16, x, S, "semaphore");
+    else missing(S, "semaphore", x, "VkSemaphore");
     if ((x = v.flags) !== undefined) seen += u32(m, o + 24, x, S, "flags");
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 28, x, S, "handleType");
     if ((x = v.fd) !== undefined) seen += i32(m, o + 32, x, S, "fd");
@@ -2925,7 +2941,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.semaphore) !== undefined) seen += putPointer(m, o + 16, x, S, "semaphore");
+    if ((x = v.semaphore) != null) seen += putPointer(m, o + 16, x, S, "semaphore");
+    else missing(S, "semaphore", x, "VkSemaphore");
     if ((x = v.flags) !== undefined) seen += u32(m, o + 24, x, S, "flags");
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 28, x, S, "handleType");
     if ((x = v.handle) !== undefined) seen += put64(m, o + 32, x, S, "handle");
@@ -3010,7 +3027,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.memory) !== undefined) seen += putPointer(m, o + 16, x, S, "memory");
+    if ((x = v.memory) != null) seen += putPointer(m, o + 16, x, S, "memory");
+    else missing(S, "memory", x, "VkDeviceMemory");
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 24, x, S, "handleType");
     let keys = 0;
     for (const _ in v) keys++;
@@ -3037,7 +3055,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.memory) !== undefined) seen += putPointer(m, o + 16, x, S, "memory");
+    if ((x = v.memory) != null) seen += putPointer(m, o + 16, x, S, "memory");
+    else missing(S, "memory", x, "VkDeviceMemory");
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 24, x, S, "handleType");
     let keys = 0;
     for (const _ in v) keys++;
@@ -5782,7 +5801,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pipelineBinary) !== undefined) seen += putPointer(m, o + 16, x, S, "pipelineBinary");
+    if ((x = v.pipelineBinary) != null) seen += putPointer(m, o + 16, x, S, "pipelineBinary");
+    else missing(S, "pipelineBinary", x, "VkPipelineBinaryKHR");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -6045,7 +6065,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pipeline) !== undefined) seen += putPointer(m, o + 16, x, S, "pipeline");
+    if ((x = v.pipeline) != null) seen += putPointer(m, o + 16, x, S, "pipeline");
+    else missing(S, "pipeline", x, "VkPipeline");
     if ((x = v.executableIndex) !== undefined) seen += u32(m, o + 24, x, S, "executableIndex");
     let keys = 0;
     for (const _ in v) keys++;
@@ -6259,7 +6280,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pipeline) !== undefined) seen += putPointer(m, o + 16, x, S, "pipeline");
+    if ((x = v.pipeline) != null) seen += putPointer(m, o + 16, x, S, "pipeline");
+    else missing(S, "pipeline", x, "VkPipeline");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -7164,7 +7186,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.pipeline) !== undefined) seen += putPointer(m, o + 16, x, S, "pipeline");
+    if ((x = v.pipeline) != null) seen += putPointer(m, o + 16, x, S, "pipeline");
+    else missing(S, "pipeline", x, "VkPipeline");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -7190,7 +7213,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.swapchain) !== undefined) seen += putPointer(m, o + 16, x, S, "swapchain");
+    if ((x = v.swapchain) != null) seen += putPointer(m, o + 16, x, S, "swapchain");
+    else missing(S, "swapchain", x, "VkSwapchainKHR");
     if ((x = v.pImageIndices) != null) {
       seen++;
       let t = -1;
@@ -7341,7 +7365,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.semaphore) !== undefined) seen += putPointer(m, o + 16, x, S, "semaphore");
+    if ((x = v.semaphore) != null) seen += putPointer(m, o + 16, x, S, "semaphore");
+    else missing(S, "semaphore", x, "VkSemaphore");
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 24, x, S, "handleType");
     let keys = 0;
     for (const _ in v) keys++;
@@ -7368,7 +7393,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.semaphore) !== undefined) seen += putPointer(m, o + 16, x, S, "semaphore");
+    if ((x = v.semaphore) != null) seen += putPointer(m, o + 16, x, S, "semaphore");
+    else missing(S, "semaphore", x, "VkSemaphore");
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 24, x, S, "handleType");
     let keys = 0;
     for (const _ in v) keys++;
@@ -7806,7 +7832,8 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
-    if ((x = v.surface) !== undefined) seen += putPointer(m, o + 24, x, S, "surface");
+    if ((x = v.surface) != null) seen += putPointer(m, o + 24, x, S, "surface");
+    else missing(S, "surface", x, "VkSurfaceKHR");
     if ((x = v.minImageCount) !== undefined) seen += u32(m, o + 32, x, S, "minImageCount");
     if ((x = v.imageFormat) !== undefined) seen += u32(m, o + 36, x, S, "imageFormat");
     if ((x = v.imageColorSpace) !== undefined) seen += u32(m, o + 40, x, S, "imageColorSpace");
@@ -8131,7 +8158,8 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
-    if ((x = v.videoSession) !== undefined) seen += putPointer(m, o + 24, x, S, "videoSession");
+    if ((x = v.videoSession) != null) seen += putPointer(m, o + 24, x, S, "videoSession");
+    else missing(S, "videoSession", x, "VkVideoSessionKHR");
     if ((x = v.videoSessionParameters) !== undefined) {
       seen += putPointer(m, o + 32, x, S, "videoSessionParameters");
     }
@@ -9070,7 +9098,8 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
-    if ((x = v.srcBuffer) !== undefined) seen += putPointer(m, o + 24, x, S, "srcBuffer");
+    if ((x = v.srcBuffer) != null) seen += putPointer(m, o + 24, x, S, "srcBuffer");
+    else missing(S, "srcBuffer", x, "VkBuffer");
     if ((x = v.srcBufferOffset) !== undefined) seen += put64(m, o + 32, x, S, "srcBufferOffset");
     if ((x = v.srcBufferRange) !== undefined) seen += put64(m, o + 40, x, S, "srcBufferRange");
     if ((x = v.dstPictureResource) !== undefined) {
@@ -11214,7 +11243,8 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
-    if ((x = v.dstBuffer) !== undefined) seen += putPointer(m, o + 24, x, S, "dstBuffer");
+    if ((x = v.dstBuffer) != null) seen += putPointer(m, o + 24, x, S, "dstBuffer");
+    else missing(S, "dstBuffer", x, "VkBuffer");
     if ((x = v.dstBufferOffset) !== undefined) seen += put64(m, o + 32, x, S, "dstBufferOffset");
     if ((x = v.dstBufferRange) !== undefined) seen += put64(m, o + 40, x, S, "dstBufferRange");
     if ((x = v.srcPictureResource) !== undefined) {
@@ -11667,9 +11697,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.videoSessionParameters) !== undefined) {
-      seen += putPointer(m, o + 16, x, S, "videoSessionParameters");
-    }
+    if ((x = v.videoSessionParameters) != null) seen += putPointer(m, o + 16, x, S, "videoSessionParameters");
+    else missing(S, "videoSessionParameters", x, "VkVideoSessionParametersKHR");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -11908,7 +11937,8 @@ export function structs() {
       writeNamed("VkExtent2D", m, o + 24, x, 0);
     }
     if ((x = v.baseArrayLayer) !== undefined) seen += u32(m, o + 32, x, S, "baseArrayLayer");
-    if ((x = v.imageViewBinding) !== undefined) seen += putPointer(m, o + 40, x, S, "imageViewBinding");
+    if ((x = v.imageViewBinding) != null) seen += putPointer(m, o + 40, x, S, "imageViewBinding");
+    else missing(S, "imageViewBinding", x, "VkImageView");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -12215,7 +12245,8 @@ export function structs() {
     if ((x = v.videoSessionParametersTemplate) !== undefined) {
       seen += putPointer(m, o + 24, x, S, "videoSessionParametersTemplate");
     }
-    if ((x = v.videoSession) !== undefined) seen += putPointer(m, o + 32, x, S, "videoSession");
+    if ((x = v.videoSession) != null) seen += putPointer(m, o + 32, x, S, "videoSession");
+    else missing(S, "videoSession", x, "VkVideoSessionKHR");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);

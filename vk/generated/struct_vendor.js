@@ -381,9 +381,8 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.type) !== undefined) seen += u32(m, o + 16, x, S, "type");
-    if ((x = v.accelerationStructure) !== undefined) {
-      seen += putPointer(m, o + 24, x, S, "accelerationStructure");
-    }
+    if ((x = v.accelerationStructure) != null) seen += putPointer(m, o + 24, x, S, "accelerationStructure");
+    else missing(S, "accelerationStructure", x, "VkAccelerationStructureNV");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -979,10 +978,10 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.accelerationStructure) !== undefined) {
-      seen += putPointer(m, o + 16, x, S, "accelerationStructure");
-    }
-    if ((x = v.memory) !== undefined) seen += putPointer(m, o + 24, x, S, "memory");
+    if ((x = v.accelerationStructure) != null) seen += putPointer(m, o + 16, x, S, "accelerationStructure");
+    else missing(S, "accelerationStructure", x, "VkAccelerationStructureNV");
+    if ((x = v.memory) != null) seen += putPointer(m, o + 24, x, S, "memory");
+    else missing(S, "memory", x, "VkDeviceMemory");
     if ((x = v.memoryOffset) !== undefined) seen += put64(m, o + 32, x, S, "memoryOffset");
     if ((x = v.pDeviceIndices) !== undefined) {
       seen++;
@@ -1026,10 +1025,12 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.session) !== undefined) seen += putPointer(m, o + 16, x, S, "session");
+    if ((x = v.session) != null) seen += putPointer(m, o + 16, x, S, "session");
+    else missing(S, "session", x, "VkDataGraphPipelineSessionARM");
     if ((x = v.bindPoint) !== undefined) seen += u32(m, o + 24, x, S, "bindPoint");
     if ((x = v.objectIndex) !== undefined) seen += u32(m, o + 28, x, S, "objectIndex");
-    if ((x = v.memory) !== undefined) seen += putPointer(m, o + 32, x, S, "memory");
+    if ((x = v.memory) != null) seen += putPointer(m, o + 32, x, S, "memory");
+    else missing(S, "memory", x, "VkDeviceMemory");
     if ((x = v.memoryOffset) !== undefined) seen += put64(m, o + 40, x, S, "memoryOffset");
     let keys = 0;
     for (const _ in v) keys++;
@@ -1114,8 +1115,10 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.tensor) !== undefined) seen += putPointer(m, o + 16, x, S, "tensor");
-    if ((x = v.memory) !== undefined) seen += putPointer(m, o + 24, x, S, "memory");
+    if ((x = v.tensor) != null) seen += putPointer(m, o + 16, x, S, "tensor");
+    else missing(S, "tensor", x, "VkTensorARM");
+    if ((x = v.memory) != null) seen += putPointer(m, o + 24, x, S, "memory");
+    else missing(S, "memory", x, "VkDeviceMemory");
     if ((x = v.memoryOffset) !== undefined) seen += put64(m, o + 32, x, S, "memoryOffset");
     let keys = 0;
     for (const _ in v) keys++;
@@ -1189,7 +1192,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.collection) !== undefined) seen += putPointer(m, o + 16, x, S, "collection");
+    if ((x = v.collection) != null) seen += putPointer(m, o + 16, x, S, "collection");
+    else missing(S, "collection", x, "VkBufferCollectionFUCHSIA");
     if ((x = v.index) !== undefined) seen += u32(m, o + 24, x, S, "index");
     let keys = 0;
     for (const _ in v) keys++;
@@ -1280,7 +1284,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.collection) !== undefined) seen += putPointer(m, o + 16, x, S, "collection");
+    if ((x = v.collection) != null) seen += putPointer(m, o + 16, x, S, "collection");
+    else missing(S, "collection", x, "VkBufferCollectionFUCHSIA");
     if ((x = v.index) !== undefined) seen += u32(m, o + 24, x, S, "index");
     let keys = 0;
     for (const _ in v) keys++;
@@ -2513,8 +2518,10 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.srcTensor) !== undefined) seen += putPointer(m, o + 16, x, S, "srcTensor");
-    if ((x = v.dstTensor) !== undefined) seen += putPointer(m, o + 24, x, S, "dstTensor");
+    if ((x = v.srcTensor) != null) seen += putPointer(m, o + 16, x, S, "srcTensor");
+    else missing(S, "srcTensor", x, "VkTensorARM");
+    if ((x = v.dstTensor) != null) seen += putPointer(m, o + 24, x, S, "dstTensor");
+    else missing(S, "dstTensor", x, "VkTensorARM");
     if ((x = v.pRegions) != null) {
       seen++;
       let t = -1;
@@ -2571,7 +2578,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.module) !== undefined) seen += putPointer(m, o + 16, x, S, "module");
+    if ((x = v.module) != null) seen += putPointer(m, o + 16, x, S, "module");
+    else missing(S, "module", x, "VkCuModuleNVX");
     if ((x = v.pName) != null) {
       seen++;
       str(m, o + 24, x, S, "pName");
@@ -2603,7 +2611,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.function) !== undefined) seen += putPointer(m, o + 16, x, S, "function");
+    if ((x = v.function) != null) seen += putPointer(m, o + 16, x, S, "function");
+    else missing(S, "function", x, "VkCuFunctionNVX");
     if ((x = v.gridDimX) !== undefined) seen += u32(m, o + 24, x, S, "gridDimX");
     if ((x = v.gridDimY) !== undefined) seen += u32(m, o + 28, x, S, "gridDimY");
     if ((x = v.gridDimZ) !== undefined) seen += u32(m, o + 32, x, S, "gridDimZ");
@@ -2739,7 +2748,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.module) !== undefined) seen += putPointer(m, o + 16, x, S, "module");
+    if ((x = v.module) != null) seen += putPointer(m, o + 16, x, S, "module");
+    else missing(S, "module", x, "VkCudaModuleNV");
     if ((x = v.pName) != null) {
       seen++;
       str(m, o + 24, x, S, "pName");
@@ -2771,7 +2781,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.function) !== undefined) seen += putPointer(m, o + 16, x, S, "function");
+    if ((x = v.function) != null) seen += putPointer(m, o + 16, x, S, "function");
+    else missing(S, "function", x, "VkCudaFunctionNV");
     if ((x = v.gridDimX) !== undefined) seen += u32(m, o + 24, x, S, "gridDimX");
     if ((x = v.gridDimY) !== undefined) seen += u32(m, o + 28, x, S, "gridDimY");
     if ((x = v.gridDimZ) !== undefined) seen += u32(m, o + 32, x, S, "gridDimZ");
@@ -3070,7 +3081,8 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.flags) !== undefined) seen += put64(m, o + 16, x, S, "flags");
-    if ((x = v.layout) !== undefined) seen += putPointer(m, o + 24, x, S, "layout");
+    if ((x = v.layout) != null) seen += putPointer(m, o + 24, x, S, "layout");
+    else missing(S, "layout", x, "VkPipelineLayout");
     if ((x = v.pResourceInfos) !== undefined) {
       seen++;
       let t = -1;
@@ -3192,7 +3204,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.dataGraphPipeline) !== undefined) seen += putPointer(m, o + 16, x, S, "dataGraphPipeline");
+    if ((x = v.dataGraphPipeline) != null) seen += putPointer(m, o + 16, x, S, "dataGraphPipeline");
+    else missing(S, "dataGraphPipeline", x, "VkPipeline");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -3437,7 +3450,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.session) !== undefined) seen += putPointer(m, o + 16, x, S, "session");
+    if ((x = v.session) != null) seen += putPointer(m, o + 16, x, S, "session");
+    else missing(S, "session", x, "VkDataGraphPipelineSessionARM");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -3463,7 +3477,8 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.flags) !== undefined) seen += put64(m, o + 16, x, S, "flags");
-    if ((x = v.dataGraphPipeline) !== undefined) seen += putPointer(m, o + 24, x, S, "dataGraphPipeline");
+    if ((x = v.dataGraphPipeline) != null) seen += putPointer(m, o + 24, x, S, "dataGraphPipeline");
+    else missing(S, "dataGraphPipeline", x, "VkPipeline");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -3489,7 +3504,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.session) !== undefined) seen += putPointer(m, o + 16, x, S, "session");
+    if ((x = v.session) != null) seen += putPointer(m, o + 16, x, S, "session");
+    else missing(S, "session", x, "VkDataGraphPipelineSessionARM");
     if ((x = v.bindPoint) !== undefined) seen += u32(m, o + 24, x, S, "bindPoint");
     if ((x = v.objectIndex) !== undefined) seen += u32(m, o + 28, x, S, "objectIndex");
     let keys = 0;
@@ -3926,7 +3942,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.descriptorSetLayout) !== undefined) seen += putPointer(m, o + 16, x, S, "descriptorSetLayout");
+    if ((x = v.descriptorSetLayout) != null) seen += putPointer(m, o + 16, x, S, "descriptorSetLayout");
+    else missing(S, "descriptorSetLayout", x, "VkDescriptorSetLayout");
     if ((x = v.binding) !== undefined) seen += u32(m, o + 24, x, S, "binding");
     let keys = 0;
     for (const _ in v) keys++;
@@ -4679,7 +4696,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.preferredQueue) !== undefined) seen += putPointer(m, o + 16, x, S, "preferredQueue");
+    if ((x = v.preferredQueue) != null) seen += putPointer(m, o + 16, x, S, "preferredQueue");
+    else missing(S, "preferredQueue", x, "VkQueue");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -4936,7 +4954,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.fence) !== undefined) seen += putPointer(m, o + 16, x, S, "fence");
+    if ((x = v.fence) != null) seen += putPointer(m, o + 16, x, S, "fence");
+    else missing(S, "fence", x, "VkFence");
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 24, x, S, "handleType");
     let keys = 0;
     for (const _ in v) keys++;
@@ -5037,9 +5056,8 @@ export function structs() {
     }
     if ((x = v.pipelineBindPoint) !== undefined) seen += u32(m, o + 16, x, S, "pipelineBindPoint");
     if ((x = v.pipeline) !== undefined) seen += putPointer(m, o + 24, x, S, "pipeline");
-    if ((x = v.indirectCommandsLayout) !== undefined) {
-      seen += putPointer(m, o + 32, x, S, "indirectCommandsLayout");
-    }
+    if ((x = v.indirectCommandsLayout) != null) seen += putPointer(m, o + 32, x, S, "indirectCommandsLayout");
+    else missing(S, "indirectCommandsLayout", x, "VkIndirectCommandsLayoutNV");
     if ((x = v.pStreams) != null) {
       seen++;
       let t = -1;
@@ -5066,7 +5084,8 @@ export function structs() {
       }
     } else missing(S, "pStreams", x);
     if ((x = v.sequencesCount) !== undefined) seen += u32(m, o + 56, x, S, "sequencesCount");
-    if ((x = v.preprocessBuffer) !== undefined) seen += putPointer(m, o + 64, x, S, "preprocessBuffer");
+    if ((x = v.preprocessBuffer) != null) seen += putPointer(m, o + 64, x, S, "preprocessBuffer");
+    else missing(S, "preprocessBuffer", x, "VkBuffer");
     if ((x = v.preprocessOffset) !== undefined) seen += put64(m, o + 72, x, S, "preprocessOffset");
     if ((x = v.preprocessSize) !== undefined) seen += put64(m, o + 80, x, S, "preprocessSize");
     if ((x = v.sequencesCountBuffer) !== undefined) {
@@ -5119,9 +5138,8 @@ export function structs() {
     }
     if ((x = v.pipelineBindPoint) !== undefined) seen += u32(m, o + 16, x, S, "pipelineBindPoint");
     if ((x = v.pipeline) !== undefined) seen += putPointer(m, o + 24, x, S, "pipeline");
-    if ((x = v.indirectCommandsLayout) !== undefined) {
-      seen += putPointer(m, o + 32, x, S, "indirectCommandsLayout");
-    }
+    if ((x = v.indirectCommandsLayout) != null) seen += putPointer(m, o + 32, x, S, "indirectCommandsLayout");
+    else missing(S, "indirectCommandsLayout", x, "VkIndirectCommandsLayoutNV");
     if ((x = v.maxSequencesCount) !== undefined) seen += u32(m, o + 40, x, S, "maxSequencesCount");
     let keys = 0;
     for (const _ in v) keys++;
@@ -6036,7 +6054,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.imageView) !== undefined) seen += putPointer(m, o + 16, x, S, "imageView");
+    if ((x = v.imageView) != null) seen += putPointer(m, o + 16, x, S, "imageView");
+    else missing(S, "imageView", x, "VkImageView");
     if ((x = v.descriptorType) !== undefined) seen += u32(m, o + 24, x, S, "descriptorType");
     if ((x = v.sampler) !== undefined) seen += putPointer(m, o + 32, x, S, "sampler");
     let keys = 0;
@@ -6129,7 +6148,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.fence) !== undefined) seen += putPointer(m, o + 16, x, S, "fence");
+    if ((x = v.fence) != null) seen += putPointer(m, o + 16, x, S, "fence");
+    else missing(S, "fence", x, "VkFence");
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 24, x, S, "handleType");
     if ((x = v.handle) != null) {
       seen++;
@@ -6161,7 +6181,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.collection) !== undefined) seen += putPointer(m, o + 16, x, S, "collection");
+    if ((x = v.collection) != null) seen += putPointer(m, o + 16, x, S, "collection");
+    else missing(S, "collection", x, "VkBufferCollectionFUCHSIA");
     if ((x = v.index) !== undefined) seen += u32(m, o + 24, x, S, "index");
     let keys = 0;
     for (const _ in v) keys++;
@@ -6323,7 +6344,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.semaphore) !== undefined) seen += putPointer(m, o + 16, x, S, "semaphore");
+    if ((x = v.semaphore) != null) seen += putPointer(m, o + 16, x, S, "semaphore");
+    else missing(S, "semaphore", x, "VkSemaphore");
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 24, x, S, "handleType");
     if ((x = v.handle) != null) {
       seen++;
@@ -6355,7 +6377,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.semaphore) !== undefined) seen += putPointer(m, o + 16, x, S, "semaphore");
+    if ((x = v.semaphore) != null) seen += putPointer(m, o + 16, x, S, "semaphore");
+    else missing(S, "semaphore", x, "VkSemaphore");
     if ((x = v.flags) !== undefined) seen += u32(m, o + 24, x, S, "flags");
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 28, x, S, "handleType");
     if ((x = v.zirconHandle) !== undefined) seen += u32(m, o + 32, x, S, "zirconHandle");
@@ -6558,7 +6581,8 @@ export function structs() {
   function writeVkIndirectCommandsStreamNV(m, o, v, k) {
     const S = "VkIndirectCommandsStreamNV";
     let seen = 0, x;
-    if ((x = v.buffer) !== undefined) seen += putPointer(m, o, x, S, "buffer");
+    if ((x = v.buffer) != null) seen += putPointer(m, o, x, S, "buffer");
+    else missing(S, "buffer", x, "VkBuffer");
     if ((x = v.offset) !== undefined) seen += put64(m, o + 8, x, S, "offset");
     let keys = 0;
     for (const _ in v) keys++;
@@ -6611,7 +6635,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.signalSemaphore) !== undefined) seen += putPointer(m, o + 16, x, S, "signalSemaphore");
+    if ((x = v.signalSemaphore) != null) seen += putPointer(m, o + 16, x, S, "signalSemaphore");
+    else missing(S, "signalSemaphore", x, "VkSemaphore");
     if ((x = v.value) !== undefined) seen += put64(m, o + 24, x, S, "value");
     let keys = 0;
     for (const _ in v) keys++;
@@ -6819,7 +6844,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.tensor) !== undefined) seen += putPointer(m, o + 16, x, S, "tensor");
+    if ((x = v.tensor) != null) seen += putPointer(m, o + 16, x, S, "tensor");
+    else missing(S, "tensor", x, "VkTensorARM");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -6844,7 +6870,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.memory) !== undefined) seen += putPointer(m, o + 16, x, S, "memory");
+    if ((x = v.memory) != null) seen += putPointer(m, o + 16, x, S, "memory");
+    else missing(S, "memory", x, "VkDeviceMemory");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -6869,7 +6896,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.memory) !== undefined) seen += putPointer(m, o + 16, x, S, "memory");
+    if ((x = v.memory) != null) seen += putPointer(m, o + 16, x, S, "memory");
+    else missing(S, "memory", x, "VkDeviceMemory");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -6894,7 +6922,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.memory) !== undefined) seen += putPointer(m, o + 16, x, S, "memory");
+    if ((x = v.memory) != null) seen += putPointer(m, o + 16, x, S, "memory");
+    else missing(S, "memory", x, "VkDeviceMemory");
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 24, x, S, "handleType");
     let keys = 0;
     for (const _ in v) keys++;
@@ -6920,7 +6949,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.memory) !== undefined) seen += putPointer(m, o + 16, x, S, "memory");
+    if ((x = v.memory) != null) seen += putPointer(m, o + 16, x, S, "memory");
+    else missing(S, "memory", x, "VkDeviceMemory");
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 24, x, S, "handleType");
     let keys = 0;
     for (const _ in v) keys++;
@@ -6947,7 +6977,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.memory) !== undefined) seen += putPointer(m, o + 16, x, S, "memory");
+    if ((x = v.memory) != null) seen += putPointer(m, o + 16, x, S, "memory");
+    else missing(S, "memory", x, "VkDeviceMemory");
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 24, x, S, "handleType");
     let keys = 0;
     for (const _ in v) keys++;
@@ -12611,7 +12642,8 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.pipelineBindPoint) !== undefined) seen += u32(m, o + 16, x, S, "pipelineBindPoint");
-    if ((x = v.pipeline) !== undefined) seen += putPointer(m, o + 24, x, S, "pipeline");
+    if ((x = v.pipeline) != null) seen += putPointer(m, o + 24, x, S, "pipeline");
+    else missing(S, "pipeline", x, "VkPipeline");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -14129,7 +14161,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.semaphore) !== undefined) seen += putPointer(m, o + 16, x, S, "semaphore");
+    if ((x = v.semaphore) != null) seen += putPointer(m, o + 16, x, S, "semaphore");
+    else missing(S, "semaphore", x, "VkSemaphore");
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 24, x, S, "handleType");
     let keys = 0;
     for (const _ in v) keys++;
@@ -14156,7 +14189,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.semaphore) !== undefined) seen += putPointer(m, o + 16, x, S, "semaphore");
+    if ((x = v.semaphore) != null) seen += putPointer(m, o + 16, x, S, "semaphore");
+    else missing(S, "semaphore", x, "VkSemaphore");
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 24, x, S, "handleType");
     let keys = 0;
     for (const _ in v) keys++;
@@ -14182,7 +14216,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.semaphorePool) !== undefined) seen += putPointer(m, o + 16, x, S, "semaphorePool");
+    if ((x = v.semaphorePool) != null) seen += putPointer(m, o + 16, x, S, "semaphorePool");
+    else missing(S, "semaphorePool", x, "VkSemaphoreSciSyncPoolNV");
     if ((x = v.pFence) != null) {
       seen++;
       array(m, o + 24, x, "bytes", 48, S, "pFence");
@@ -14531,7 +14566,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.renderPass) !== undefined) seen += putPointer(m, o + 16, x, S, "renderPass");
+    if ((x = v.renderPass) != null) seen += putPointer(m, o + 16, x, S, "renderPass");
+    else missing(S, "renderPass", x, "VkRenderPass");
     if ((x = v.subpass) !== undefined) seen += u32(m, o + 24, x, S, "subpass");
     let keys = 0;
     for (const _ in v) keys++;
@@ -14763,7 +14799,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.tensor) !== undefined) seen += putPointer(m, o + 16, x, S, "tensor");
+    if ((x = v.tensor) != null) seen += putPointer(m, o + 16, x, S, "tensor");
+    else missing(S, "tensor", x, "VkTensorARM");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -15107,7 +15144,8 @@ export function structs() {
     if ((x = v.dstAccessMask) !== undefined) seen += put64(m, o + 40, x, S, "dstAccessMask");
     if ((x = v.srcQueueFamilyIndex) !== undefined) seen += u32(m, o + 48, x, S, "srcQueueFamilyIndex");
     if ((x = v.dstQueueFamilyIndex) !== undefined) seen += u32(m, o + 52, x, S, "dstQueueFamilyIndex");
-    if ((x = v.tensor) !== undefined) seen += putPointer(m, o + 56, x, S, "tensor");
+    if ((x = v.tensor) != null) seen += putPointer(m, o + 56, x, S, "tensor");
+    else missing(S, "tensor", x, "VkTensorARM");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -15138,7 +15176,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.tensor) !== undefined) seen += putPointer(m, o + 16, x, S, "tensor");
+    if ((x = v.tensor) != null) seen += putPointer(m, o + 16, x, S, "tensor");
+    else missing(S, "tensor", x, "VkTensorARM");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -15191,7 +15230,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.tensorView) !== undefined) seen += putPointer(m, o + 16, x, S, "tensorView");
+    if ((x = v.tensorView) != null) seen += putPointer(m, o + 16, x, S, "tensorView");
+    else missing(S, "tensorView", x, "VkTensorViewARM");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -15217,7 +15257,8 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.flags) !== undefined) seen += put64(m, o + 16, x, S, "flags");
-    if ((x = v.tensor) !== undefined) seen += putPointer(m, o + 24, x, S, "tensor");
+    if ((x = v.tensor) != null) seen += putPointer(m, o + 24, x, S, "tensor");
+    else missing(S, "tensor", x, "VkTensorARM");
     if ((x = v.format) !== undefined) seen += u32(m, o + 32, x, S, "format");
     let keys = 0;
     for (const _ in v) keys++;
@@ -15297,7 +15338,8 @@ export function structs() {
       seen++;
       writeChain(m, o + 8, x, S);
     }
-    if ((x = v.memory) !== undefined) seen += putPointer(m, o + 16, x, S, "memory");
+    if ((x = v.memory) != null) seen += putPointer(m, o + 16, x, S, "memory");
+    else missing(S, "memory", x, "VkDeviceMemory");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);

@@ -30374,7 +30374,7 @@ export interface VkStructInputs {
     sType?: VkStructureType;
     pNext?: VkChain<"VkAccelerationStructureCreateInfoKHR">;
     createFlags?: VkAccelerationStructureCreateFlagsKHR;
-    buffer: VkBuffer | null;
+    buffer: VkBuffer;
     offset?: VkDeviceSize | number;
     size?: VkDeviceSize | number;
     type?: VkAccelerationStructureTypeKHR;
@@ -30403,7 +30403,7 @@ export interface VkStructInputs {
   VkAccelerationStructureDeviceAddressInfoKHR: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    accelerationStructure: VkAccelerationStructureKHR | null;
+    accelerationStructure: VkAccelerationStructureKHR;
   };
   /** `VkAccelerationStructureGeometryAabbsDataKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAccelerationStructureGeometryAabbsDataKHR: {
@@ -30531,7 +30531,7 @@ export interface VkStructInputs {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
     type?: VkAccelerationStructureMemoryRequirementsTypeNV;
-    accelerationStructure: VkAccelerationStructureNV | null;
+    accelerationStructure: VkAccelerationStructureNV;
   };
   /** `VkAccelerationStructureMotionInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkAccelerationStructureMotionInfoNV: {
@@ -30622,7 +30622,7 @@ export interface VkStructInputs {
   VkAcquireNextImageInfoKHR: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    swapchain: VkSwapchainKHR | null;
+    swapchain: VkSwapchainKHR;
     timeout?: bigint | number;
     semaphore?: VkSemaphore | null;
     fence?: VkFence | null;
@@ -30840,8 +30840,8 @@ export interface VkStructInputs {
   VkBindAccelerationStructureMemoryInfoNV: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    accelerationStructure: VkAccelerationStructureNV | null;
-    memory: VkDeviceMemory | null;
+    accelerationStructure: VkAccelerationStructureNV;
+    memory: VkDeviceMemory;
     memoryOffset?: VkDeviceSize | number;
     deviceIndexCount?: number;
     pDeviceIndices?: readonly number[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
@@ -30859,8 +30859,8 @@ export interface VkStructInputs {
   VkBindBufferMemoryInfo: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkBindBufferMemoryInfo">;
-    buffer: VkBuffer | null;
-    memory: VkDeviceMemory | null;
+    buffer: VkBuffer;
+    memory: VkDeviceMemory;
     memoryOffset?: VkDeviceSize | number;
   };
   /** Input form of `VkBindBufferMemoryInfoKHR` (alias of VkBindBufferMemoryInfo). */
@@ -30869,10 +30869,10 @@ export interface VkStructInputs {
   VkBindDataGraphPipelineSessionMemoryInfoARM: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    session: VkDataGraphPipelineSessionARM | null;
+    session: VkDataGraphPipelineSessionARM;
     bindPoint?: VkDataGraphPipelineSessionBindPointARM;
     objectIndex?: number;
-    memory: VkDeviceMemory | null;
+    memory: VkDeviceMemory;
     memoryOffset?: VkDeviceSize | number;
   };
   /** `VkBindDescriptorBufferEmbeddedSamplersInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -30923,7 +30923,7 @@ export interface VkStructInputs {
   VkBindImageMemoryInfo: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkBindImageMemoryInfo">;
-    image: VkImage | null;
+    image: VkImage;
     memory?: VkDeviceMemory | null;
     memoryOffset?: VkDeviceSize | number;
   };
@@ -30933,7 +30933,7 @@ export interface VkStructInputs {
   VkBindImageMemorySwapchainInfoKHR: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    swapchain: VkSwapchainKHR | null;
+    swapchain: VkSwapchainKHR;
     imageIndex?: number;
   };
   /** `VkBindImagePlaneMemoryInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -31008,8 +31008,8 @@ export interface VkStructInputs {
   VkBindTensorMemoryInfoARM: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    tensor: VkTensorARM | null;
-    memory: VkDeviceMemory | null;
+    tensor: VkTensorARM;
+    memory: VkDeviceMemory;
     memoryOffset?: VkDeviceSize | number;
   };
   /** `VkBindTransformFeedbackBuffer2InfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -31044,7 +31044,7 @@ export interface VkStructInputs {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
     memoryBindIndex?: number;
-    memory: VkDeviceMemory | null;
+    memory: VkDeviceMemory;
     memoryOffset?: VkDeviceSize | number;
     memorySize?: VkDeviceSize | number;
   };
@@ -31058,9 +31058,9 @@ export interface VkStructInputs {
   VkBlitImageInfo2: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkBlitImageInfo2">;
-    srcImage: VkImage | null;
+    srcImage: VkImage;
     srcImageLayout?: VkImageLayout;
-    dstImage: VkImage | null;
+    dstImage: VkImage;
     dstImageLayout?: VkImageLayout;
     regionCount?: number;
     pRegions: VkStructInputs["VkImageBlit2"] | readonly VkStructInputs["VkImageBlit2"][] | VkRawPointer;
@@ -31072,13 +31072,13 @@ export interface VkStructInputs {
   VkBufferCaptureDescriptorDataInfoEXT: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    buffer: VkBuffer | null;
+    buffer: VkBuffer;
   };
   /** `VkBufferCollectionBufferCreateInfoFUCHSIA` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkBufferCollectionBufferCreateInfoFUCHSIA: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    collection: VkBufferCollectionFUCHSIA | null;
+    collection: VkBufferCollectionFUCHSIA;
     index?: number;
   };
   /** `VkBufferCollectionConstraintsInfoFUCHSIA` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -31101,7 +31101,7 @@ export interface VkStructInputs {
   VkBufferCollectionImageCreateInfoFUCHSIA: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    collection: VkBufferCollectionFUCHSIA | null;
+    collection: VkBufferCollectionFUCHSIA;
     index?: number;
   };
   /** `VkBufferCollectionPropertiesFUCHSIA` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -31165,7 +31165,7 @@ export interface VkStructInputs {
   VkBufferDeviceAddressInfo: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    buffer: VkBuffer | null;
+    buffer: VkBuffer;
   };
   /** Input form of `VkBufferDeviceAddressInfoEXT` (alias of VkBufferDeviceAddressInfo). */
   VkBufferDeviceAddressInfoEXT: VkStructInputs["VkBufferDeviceAddressInfo"];
@@ -31201,7 +31201,7 @@ export interface VkStructInputs {
     dstAccessMask?: VkAccessFlags;
     srcQueueFamilyIndex?: number;
     dstQueueFamilyIndex?: number;
-    buffer: VkBuffer | null;
+    buffer: VkBuffer;
     offset?: VkDeviceSize | number;
     size?: VkDeviceSize | number;
   };
@@ -31215,7 +31215,7 @@ export interface VkStructInputs {
     dstAccessMask?: VkAccessFlags2;
     srcQueueFamilyIndex?: number;
     dstQueueFamilyIndex?: number;
-    buffer: VkBuffer | null;
+    buffer: VkBuffer;
     offset?: VkDeviceSize | number;
     size?: VkDeviceSize | number;
   };
@@ -31225,7 +31225,7 @@ export interface VkStructInputs {
   VkBufferMemoryRequirementsInfo2: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    buffer: VkBuffer | null;
+    buffer: VkBuffer;
   };
   /** Input form of `VkBufferMemoryRequirementsInfo2KHR` (alias of VkBufferMemoryRequirementsInfo2). */
   VkBufferMemoryRequirementsInfo2KHR: VkStructInputs["VkBufferMemoryRequirementsInfo2"];
@@ -31250,7 +31250,7 @@ export interface VkStructInputs {
     sType?: VkStructureType;
     pNext?: VkChain<"VkBufferViewCreateInfo">;
     flags?: VkBufferViewCreateFlags;
-    buffer: VkBuffer | null;
+    buffer: VkBuffer;
     format?: VkFormat;
     offset?: VkDeviceSize | number;
     range?: VkDeviceSize | number;
@@ -31496,7 +31496,7 @@ export interface VkStructInputs {
   VkCommandBufferAllocateInfo: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    commandPool: VkCommandPool | null;
+    commandPool: VkCommandPool;
     level?: VkCommandBufferLevel;
     commandBufferCount?: number;
   };
@@ -31573,7 +31573,7 @@ export interface VkStructInputs {
   VkCommandBufferSubmitInfo: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkCommandBufferSubmitInfo">;
-    commandBuffer: VkCommandBuffer | null;
+    commandBuffer: VkCommandBuffer;
     deviceMask?: number;
   };
   /** Input form of `VkCommandBufferSubmitInfoKHR` (alias of VkCommandBufferSubmitInfo). */
@@ -31644,7 +31644,7 @@ export interface VkStructInputs {
   VkConditionalRenderingBeginInfoEXT: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    buffer: VkBuffer | null;
+    buffer: VkBuffer;
     offset?: VkDeviceSize | number;
     flags?: VkConditionalRenderingFlagsEXT;
   };
@@ -31743,15 +31743,15 @@ export interface VkStructInputs {
   VkCopyAccelerationStructureInfoKHR: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    src: VkAccelerationStructureKHR | null;
-    dst: VkAccelerationStructureKHR | null;
+    src: VkAccelerationStructureKHR;
+    dst: VkAccelerationStructureKHR;
     mode?: VkCopyAccelerationStructureModeKHR;
   };
   /** `VkCopyAccelerationStructureToMemoryInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCopyAccelerationStructureToMemoryInfoKHR: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    src: VkAccelerationStructureKHR | null;
+    src: VkAccelerationStructureKHR;
     dst?: VkStructInputs["VkDeviceOrHostAddressKHR"];
     mode?: VkCopyAccelerationStructureModeKHR;
   };
@@ -31759,8 +31759,8 @@ export interface VkStructInputs {
   VkCopyBufferInfo2: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    srcBuffer: VkBuffer | null;
-    dstBuffer: VkBuffer | null;
+    srcBuffer: VkBuffer;
+    dstBuffer: VkBuffer;
     regionCount?: number;
     pRegions: VkStructInputs["VkBufferCopy2"] | readonly VkStructInputs["VkBufferCopy2"][] | VkRawPointer;
   };
@@ -31770,8 +31770,8 @@ export interface VkStructInputs {
   VkCopyBufferToImageInfo2: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    srcBuffer: VkBuffer | null;
-    dstImage: VkImage | null;
+    srcBuffer: VkBuffer;
+    dstImage: VkImage;
     dstImageLayout?: VkImageLayout;
     regionCount?: number;
     pRegions:
@@ -31791,10 +31791,10 @@ export interface VkStructInputs {
   VkCopyDescriptorSet: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    srcSet: VkDescriptorSet | null;
+    srcSet: VkDescriptorSet;
     srcBinding?: number;
     srcArrayElement?: number;
-    dstSet: VkDescriptorSet | null;
+    dstSet: VkDescriptorSet;
     dstBinding?: number;
     dstArrayElement?: number;
     descriptorCount?: number;
@@ -31803,7 +31803,7 @@ export interface VkStructInputs {
   VkCopyDeviceMemoryImageInfoKHR: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    image: VkImage | null;
+    image: VkImage;
     regionCount?: number;
     pRegions:
       | VkStructInputs["VkDeviceMemoryImageCopyKHR"]
@@ -31824,9 +31824,9 @@ export interface VkStructInputs {
   VkCopyImageInfo2: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    srcImage: VkImage | null;
+    srcImage: VkImage;
     srcImageLayout?: VkImageLayout;
-    dstImage: VkImage | null;
+    dstImage: VkImage;
     dstImageLayout?: VkImageLayout;
     regionCount?: number;
     pRegions: VkStructInputs["VkImageCopy2"] | readonly VkStructInputs["VkImageCopy2"][] | VkRawPointer;
@@ -31837,9 +31837,9 @@ export interface VkStructInputs {
   VkCopyImageToBufferInfo2: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    srcImage: VkImage | null;
+    srcImage: VkImage;
     srcImageLayout?: VkImageLayout;
-    dstBuffer: VkBuffer | null;
+    dstBuffer: VkBuffer;
     regionCount?: number;
     pRegions:
       | VkStructInputs["VkBufferImageCopy2"]
@@ -31853,9 +31853,9 @@ export interface VkStructInputs {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
     flags?: VkHostImageCopyFlags;
-    srcImage: VkImage | null;
+    srcImage: VkImage;
     srcImageLayout?: VkImageLayout;
-    dstImage: VkImage | null;
+    dstImage: VkImage;
     dstImageLayout?: VkImageLayout;
     regionCount?: number;
     pRegions: VkStructInputs["VkImageCopy2"] | readonly VkStructInputs["VkImageCopy2"][] | VkRawPointer;
@@ -31867,7 +31867,7 @@ export interface VkStructInputs {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
     flags?: VkHostImageCopyFlags;
-    srcImage: VkImage | null;
+    srcImage: VkImage;
     srcImageLayout?: VkImageLayout;
     regionCount?: number;
     pRegions:
@@ -31899,7 +31899,7 @@ export interface VkStructInputs {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
     src?: VkStructInputs["VkDeviceOrHostAddressConstKHR"];
-    dst: VkAccelerationStructureKHR | null;
+    dst: VkAccelerationStructureKHR;
     mode?: VkCopyAccelerationStructureModeKHR;
   };
   /** `VkCopyMemoryToImageIndirectCommandKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -31920,7 +31920,7 @@ export interface VkStructInputs {
     srcCopyFlags?: VkAddressCopyFlagsKHR;
     copyCount?: number;
     copyAddressRange?: VkStructInputs["VkStridedDeviceAddressRangeKHR"];
-    dstImage: VkImage | null;
+    dstImage: VkImage;
     dstImageLayout?: VkImageLayout;
     pImageSubresources:
       | VkStructInputs["VkImageSubresourceLayers"]
@@ -31932,7 +31932,7 @@ export interface VkStructInputs {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
     flags?: VkHostImageCopyFlags;
-    dstImage: VkImage | null;
+    dstImage: VkImage;
     dstImageLayout?: VkImageLayout;
     regionCount?: number;
     pRegions:
@@ -31947,22 +31947,22 @@ export interface VkStructInputs {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
     src?: VkStructInputs["VkDeviceOrHostAddressConstKHR"];
-    dst: VkMicromapEXT | null;
+    dst: VkMicromapEXT;
     mode?: VkCopyMicromapModeEXT;
   };
   /** `VkCopyMicromapInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCopyMicromapInfoEXT: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    src: VkMicromapEXT | null;
-    dst: VkMicromapEXT | null;
+    src: VkMicromapEXT;
+    dst: VkMicromapEXT;
     mode?: VkCopyMicromapModeEXT;
   };
   /** `VkCopyMicromapToMemoryInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCopyMicromapToMemoryInfoEXT: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    src: VkMicromapEXT | null;
+    src: VkMicromapEXT;
     dst?: VkStructInputs["VkDeviceOrHostAddressKHR"];
     mode?: VkCopyMicromapModeEXT;
   };
@@ -31970,8 +31970,8 @@ export interface VkStructInputs {
   VkCopyTensorInfoARM: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    srcTensor: VkTensorARM | null;
-    dstTensor: VkTensorARM | null;
+    srcTensor: VkTensorARM;
+    dstTensor: VkTensorARM;
     regionCount?: number;
     pRegions: VkStructInputs["VkTensorCopyARM"] | readonly VkStructInputs["VkTensorCopyARM"][] | VkRawPointer;
   };
@@ -31979,14 +31979,14 @@ export interface VkStructInputs {
   VkCuFunctionCreateInfoNVX: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    module: VkCuModuleNVX | null;
+    module: VkCuModuleNVX;
     pName: string | VkRawPointer;
   };
   /** `VkCuLaunchInfoNVX` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCuLaunchInfoNVX: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    function: VkCuFunctionNVX | null;
+    function: VkCuFunctionNVX;
     gridDimX?: number;
     gridDimY?: number;
     gridDimZ?: number;
@@ -32016,14 +32016,14 @@ export interface VkStructInputs {
   VkCudaFunctionCreateInfoNV: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    module: VkCudaModuleNV | null;
+    module: VkCudaModuleNV;
     pName: string | VkRawPointer;
   };
   /** `VkCudaLaunchInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkCudaLaunchInfoNV: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    function: VkCudaFunctionNV | null;
+    function: VkCudaFunctionNV;
     gridDimX?: number;
     gridDimY?: number;
     gridDimZ?: number;
@@ -32109,7 +32109,7 @@ export interface VkStructInputs {
     sType?: VkStructureType;
     pNext?: VkChain<"VkDataGraphPipelineCreateInfoARM">;
     flags?: VkPipelineCreateFlags2;
-    layout: VkPipelineLayout | null;
+    layout: VkPipelineLayout;
     resourceInfoCount?: number;
     pResourceInfos?:
       | VkStructInputs["VkDataGraphPipelineResourceInfoARM"]
@@ -32133,7 +32133,7 @@ export interface VkStructInputs {
   VkDataGraphPipelineInfoARM: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    dataGraphPipeline: VkPipeline | null;
+    dataGraphPipeline: VkPipeline;
   };
   /** `VkDataGraphPipelineNeuralStatisticsCreateInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDataGraphPipelineNeuralStatisticsCreateInfoARM: {
@@ -32197,20 +32197,20 @@ export interface VkStructInputs {
   VkDataGraphPipelineSessionBindPointRequirementsInfoARM: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    session: VkDataGraphPipelineSessionARM | null;
+    session: VkDataGraphPipelineSessionARM;
   };
   /** `VkDataGraphPipelineSessionCreateInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDataGraphPipelineSessionCreateInfoARM: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkDataGraphPipelineSessionCreateInfoARM">;
     flags?: VkDataGraphPipelineSessionCreateFlagsARM;
-    dataGraphPipeline: VkPipeline | null;
+    dataGraphPipeline: VkPipeline;
   };
   /** `VkDataGraphPipelineSessionMemoryRequirementsInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDataGraphPipelineSessionMemoryRequirementsInfoARM: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    session: VkDataGraphPipelineSessionARM | null;
+    session: VkDataGraphPipelineSessionARM;
     bindPoint?: VkDataGraphPipelineSessionBindPointARM;
     objectIndex?: number;
   };
@@ -32469,7 +32469,7 @@ export interface VkStructInputs {
   VkDescriptorBufferBindingPushDescriptorBufferHandleEXT: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    buffer: VkBuffer | null;
+    buffer: VkBuffer;
   };
   /** `VkDescriptorBufferInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkDescriptorBufferInfo: {
@@ -32664,7 +32664,7 @@ export interface VkStructInputs {
   VkDescriptorSetAllocateInfo: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkDescriptorSetAllocateInfo">;
-    descriptorPool: VkDescriptorPool | null;
+    descriptorPool: VkDescriptorPool;
     descriptorSetCount?: number;
     pSetLayouts: readonly VkDescriptorSetLayout[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
@@ -32683,7 +32683,7 @@ export interface VkStructInputs {
   VkDescriptorSetBindingReferenceVALVE: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    descriptorSetLayout: VkDescriptorSetLayout | null;
+    descriptorSetLayout: VkDescriptorSetLayout;
     binding?: number;
   };
   /** `VkDescriptorSetLayoutBinding` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -33048,7 +33048,7 @@ export interface VkStructInputs {
   VkDeviceMemoryOpaqueCaptureAddressInfo: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    memory: VkDeviceMemory | null;
+    memory: VkDeviceMemory;
   };
   /** Input form of `VkDeviceMemoryOpaqueCaptureAddressInfoKHR` (alias of VkDeviceMemoryOpaqueCaptureAddressInfo). */
   VkDeviceMemoryOpaqueCaptureAddressInfoKHR: VkStructInputs["VkDeviceMemoryOpaqueCaptureAddressInfo"];
@@ -33327,7 +33327,7 @@ export interface VkStructInputs {
   VkDisplayPlaneInfo2KHR: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    mode: VkDisplayModeKHR | null;
+    mode: VkDisplayModeKHR;
     planeIndex?: number;
   };
   /** `VkDisplayPlaneProperties2KHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -33376,7 +33376,7 @@ export interface VkStructInputs {
     sType?: VkStructureType;
     pNext?: VkChain<"VkDisplaySurfaceCreateInfoKHR">;
     flags?: VkDisplaySurfaceCreateFlagsKHR;
-    displayMode: VkDisplayModeKHR | null;
+    displayMode: VkDisplayModeKHR;
     planeIndex?: number;
     planeStackIndex?: number;
     transform: VkSurfaceTransformFlagBitsKHR;
@@ -33565,14 +33565,14 @@ export interface VkStructInputs {
   VkExportMetalBufferInfoEXT: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    memory: VkDeviceMemory | null;
+    memory: VkDeviceMemory;
     mtlBuffer?: MTLBuffer_id | number;
   };
   /** `VkExportMetalCommandQueueInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExportMetalCommandQueueInfoEXT: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    queue: VkQueue | null;
+    queue: VkQueue;
     mtlCommandQueue?: MTLCommandQueue_id | number;
   };
   /** `VkExportMetalDeviceInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -33585,7 +33585,7 @@ export interface VkStructInputs {
   VkExportMetalIOSurfaceInfoEXT: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    image: VkImage | null;
+    image: VkImage;
     ioSurface?: IOSurfaceRef | number;
   };
   /** `VkExportMetalObjectCreateInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -33667,7 +33667,7 @@ export interface VkStructInputs {
   VkExternalComputeQueueCreateInfoNV: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    preferredQueue: VkQueue | null;
+    preferredQueue: VkQueue;
   };
   /** `VkExternalComputeQueueDataParamsNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkExternalComputeQueueDataParamsNV: {
@@ -33807,21 +33807,21 @@ export interface VkStructInputs {
   VkFenceGetFdInfoKHR: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    fence: VkFence | null;
+    fence: VkFence;
     handleType: VkExternalFenceHandleTypeFlagBits;
   };
   /** `VkFenceGetSciSyncInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkFenceGetSciSyncInfoNV: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    fence: VkFence | null;
+    fence: VkFence;
     handleType: VkExternalFenceHandleTypeFlagBits;
   };
   /** `VkFenceGetWin32HandleInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkFenceGetWin32HandleInfoKHR: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    fence: VkFence | null;
+    fence: VkFence;
     handleType: VkExternalFenceHandleTypeFlagBits;
   };
   /** `VkFilterCubicImageViewImageFormatPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -33925,7 +33925,7 @@ export interface VkStructInputs {
     sType?: VkStructureType;
     pNext?: VkChain<"VkFramebufferCreateInfo">;
     flags?: VkFramebufferCreateFlags;
-    renderPass: VkRenderPass | null;
+    renderPass: VkRenderPass;
     attachmentCount?: number;
     pAttachments?: readonly (VkImageView | null)[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
     width?: number;
@@ -33947,7 +33947,7 @@ export interface VkStructInputs {
     pNext?: VkChain<"VkGeneratedCommandsInfoEXT">;
     shaderStages: VkShaderStageFlags;
     indirectExecutionSet?: VkIndirectExecutionSetEXT | null;
-    indirectCommandsLayout: VkIndirectCommandsLayoutEXT | null;
+    indirectCommandsLayout: VkIndirectCommandsLayoutEXT;
     indirectAddress?: VkDeviceAddress | number;
     indirectAddressSize?: VkDeviceSize | number;
     preprocessAddress?: VkDeviceAddress | number;
@@ -33962,14 +33962,14 @@ export interface VkStructInputs {
     pNext?: VkRawPointer;
     pipelineBindPoint?: VkPipelineBindPoint;
     pipeline?: VkPipeline | null;
-    indirectCommandsLayout: VkIndirectCommandsLayoutNV | null;
+    indirectCommandsLayout: VkIndirectCommandsLayoutNV;
     streamCount?: number;
     pStreams:
       | VkStructInputs["VkIndirectCommandsStreamNV"]
       | readonly VkStructInputs["VkIndirectCommandsStreamNV"][]
       | VkRawPointer;
     sequencesCount?: number;
-    preprocessBuffer: VkBuffer | null;
+    preprocessBuffer: VkBuffer;
     preprocessOffset?: VkDeviceSize | number;
     preprocessSize?: VkDeviceSize | number;
     sequencesCountBuffer?: VkBuffer | null;
@@ -33982,7 +33982,7 @@ export interface VkStructInputs {
     sType?: VkStructureType;
     pNext?: VkChain<"VkGeneratedCommandsMemoryRequirementsInfoEXT">;
     indirectExecutionSet?: VkIndirectExecutionSetEXT | null;
-    indirectCommandsLayout: VkIndirectCommandsLayoutEXT | null;
+    indirectCommandsLayout: VkIndirectCommandsLayoutEXT;
     maxSequenceCount?: number;
     maxDrawCount?: number;
   };
@@ -33992,14 +33992,14 @@ export interface VkStructInputs {
     pNext?: VkRawPointer;
     pipelineBindPoint?: VkPipelineBindPoint;
     pipeline?: VkPipeline | null;
-    indirectCommandsLayout: VkIndirectCommandsLayoutNV | null;
+    indirectCommandsLayout: VkIndirectCommandsLayoutNV;
     maxSequencesCount?: number;
   };
   /** `VkGeneratedCommandsPipelineInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkGeneratedCommandsPipelineInfoEXT: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    pipeline: VkPipeline | null;
+    pipeline: VkPipeline;
   };
   /** `VkGeneratedCommandsShaderInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkGeneratedCommandsShaderInfoEXT: {
@@ -34254,7 +34254,7 @@ export interface VkStructInputs {
   VkHostImageLayoutTransitionInfo: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    image: VkImage | null;
+    image: VkImage;
     oldLayout?: VkImageLayout;
     newLayout?: VkImageLayout;
     subresourceRange: VkStructInputs["VkImageSubresourceRange"];
@@ -34296,7 +34296,7 @@ export interface VkStructInputs {
   VkImageCaptureDescriptorDataInfoEXT: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    image: VkImage | null;
+    image: VkImage;
   };
   /** `VkImageCompressionControlEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageCompressionControlEXT: {
@@ -34456,7 +34456,7 @@ export interface VkStructInputs {
     newLayout?: VkImageLayout;
     srcQueueFamilyIndex?: number;
     dstQueueFamilyIndex?: number;
-    image: VkImage | null;
+    image: VkImage;
     subresourceRange: VkStructInputs["VkImageSubresourceRange"];
   };
   /** `VkImageMemoryBarrier2` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -34471,7 +34471,7 @@ export interface VkStructInputs {
     newLayout?: VkImageLayout;
     srcQueueFamilyIndex?: number;
     dstQueueFamilyIndex?: number;
-    image: VkImage | null;
+    image: VkImage;
     subresourceRange: VkStructInputs["VkImageSubresourceRange"];
   };
   /** Input form of `VkImageMemoryBarrier2KHR` (alias of VkImageMemoryBarrier2). */
@@ -34480,7 +34480,7 @@ export interface VkStructInputs {
   VkImageMemoryRequirementsInfo2: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkImageMemoryRequirementsInfo2">;
-    image: VkImage | null;
+    image: VkImage;
   };
   /** Input form of `VkImageMemoryRequirementsInfo2KHR` (alias of VkImageMemoryRequirementsInfo2). */
   VkImageMemoryRequirementsInfo2KHR: VkStructInputs["VkImageMemoryRequirementsInfo2"];
@@ -34523,7 +34523,7 @@ export interface VkStructInputs {
   VkImageSparseMemoryRequirementsInfo2: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    image: VkImage | null;
+    image: VkImage;
   };
   /** Input form of `VkImageSparseMemoryRequirementsInfo2KHR` (alias of VkImageSparseMemoryRequirementsInfo2). */
   VkImageSparseMemoryRequirementsInfo2KHR: VkStructInputs["VkImageSparseMemoryRequirementsInfo2"];
@@ -34620,14 +34620,14 @@ export interface VkStructInputs {
   VkImageViewCaptureDescriptorDataInfoEXT: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    imageView: VkImageView | null;
+    imageView: VkImageView;
   };
   /** `VkImageViewCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkImageViewCreateInfo: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkImageViewCreateInfo">;
     flags?: VkImageViewCreateFlags;
-    image: VkImage | null;
+    image: VkImage;
     viewType?: VkImageViewType;
     format?: VkFormat;
     components?: VkStructInputs["VkComponentMapping"];
@@ -34637,7 +34637,7 @@ export interface VkStructInputs {
   VkImageViewHandleInfoNVX: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    imageView: VkImageView | null;
+    imageView: VkImageView;
     descriptorType?: VkDescriptorType;
     sampler?: VkSampler | null;
   };
@@ -34686,7 +34686,7 @@ export interface VkStructInputs {
   VkImportFenceFdInfoKHR: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    fence: VkFence | null;
+    fence: VkFence;
     flags?: VkFenceImportFlags;
     handleType: VkExternalFenceHandleTypeFlagBits;
     fd?: number;
@@ -34695,7 +34695,7 @@ export interface VkStructInputs {
   VkImportFenceSciSyncInfoNV: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    fence: VkFence | null;
+    fence: VkFence;
     handleType: VkExternalFenceHandleTypeFlagBits;
     handle: VkRawPointer | ArrayBufferView | ArrayBuffer;
   };
@@ -34703,7 +34703,7 @@ export interface VkStructInputs {
   VkImportFenceWin32HandleInfoKHR: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    fence: VkFence | null;
+    fence: VkFence;
     flags?: VkFenceImportFlags;
     handleType?: VkExternalFenceHandleTypeFlagBits;
     handle?: bigint | number;
@@ -34713,7 +34713,7 @@ export interface VkStructInputs {
   VkImportMemoryBufferCollectionFUCHSIA: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    collection: VkBufferCollectionFUCHSIA | null;
+    collection: VkBufferCollectionFUCHSIA;
     index?: number;
   };
   /** `VkImportMemoryFdInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -34807,7 +34807,7 @@ export interface VkStructInputs {
   VkImportSemaphoreFdInfoKHR: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    semaphore: VkSemaphore | null;
+    semaphore: VkSemaphore;
     flags?: VkSemaphoreImportFlags;
     handleType: VkExternalSemaphoreHandleTypeFlagBits;
     fd?: number;
@@ -34816,7 +34816,7 @@ export interface VkStructInputs {
   VkImportSemaphoreSciSyncInfoNV: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    semaphore: VkSemaphore | null;
+    semaphore: VkSemaphore;
     handleType: VkExternalSemaphoreHandleTypeFlagBits;
     handle: VkRawPointer | ArrayBufferView | ArrayBuffer;
   };
@@ -34824,7 +34824,7 @@ export interface VkStructInputs {
   VkImportSemaphoreWin32HandleInfoKHR: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    semaphore: VkSemaphore | null;
+    semaphore: VkSemaphore;
     flags?: VkSemaphoreImportFlags;
     handleType?: VkExternalSemaphoreHandleTypeFlagBits;
     handle?: bigint | number;
@@ -34834,7 +34834,7 @@ export interface VkStructInputs {
   VkImportSemaphoreZirconHandleInfoFUCHSIA: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    semaphore: VkSemaphore | null;
+    semaphore: VkSemaphore;
     flags?: VkSemaphoreImportFlags;
     handleType: VkExternalSemaphoreHandleTypeFlagBits;
     zirconHandle?: number;
@@ -34915,7 +34915,7 @@ export interface VkStructInputs {
   };
   /** `VkIndirectCommandsStreamNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkIndirectCommandsStreamNV: {
-    buffer: VkBuffer | null;
+    buffer: VkBuffer;
     offset?: VkDeviceSize | number;
   };
   /** `VkIndirectCommandsTokenDataEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -34963,7 +34963,7 @@ export interface VkStructInputs {
   VkIndirectExecutionSetPipelineInfoEXT: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    initialPipeline: VkPipeline | null;
+    initialPipeline: VkPipeline;
     maxPipelineCount?: number;
   };
   /** `VkIndirectExecutionSetShaderInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -35022,7 +35022,7 @@ export interface VkStructInputs {
   VkLatencySleepInfoNV: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    signalSemaphore: VkSemaphore | null;
+    signalSemaphore: VkSemaphore;
     value?: bigint | number;
   };
   /** `VkLatencySleepModeInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -35101,7 +35101,7 @@ export interface VkStructInputs {
   VkMappedMemoryRange: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    memory: VkDeviceMemory | null;
+    memory: VkDeviceMemory;
     offset?: VkDeviceSize | number;
     size?: VkDeviceSize | number;
   };
@@ -35159,7 +35159,7 @@ export interface VkStructInputs {
   VkMemoryDedicatedAllocateInfoTensorARM: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    tensor: VkTensorARM | null;
+    tensor: VkTensorARM;
   };
   /** `VkMemoryDedicatedRequirements` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryDedicatedRequirements: {
@@ -35180,54 +35180,54 @@ export interface VkStructInputs {
   VkMemoryGetAndroidHardwareBufferInfoANDROID: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    memory: VkDeviceMemory | null;
+    memory: VkDeviceMemory;
   };
   /** `VkMemoryGetFdInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryGetFdInfoKHR: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    memory: VkDeviceMemory | null;
+    memory: VkDeviceMemory;
     handleType: VkExternalMemoryHandleTypeFlagBits;
   };
   /** `VkMemoryGetMetalHandleInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryGetMetalHandleInfoEXT: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    memory: VkDeviceMemory | null;
+    memory: VkDeviceMemory;
     handleType: VkExternalMemoryHandleTypeFlagBits;
   };
   /** `VkMemoryGetNativeBufferInfoOHOS` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryGetNativeBufferInfoOHOS: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    memory: VkDeviceMemory | null;
+    memory: VkDeviceMemory;
   };
   /** `VkMemoryGetRemoteAddressInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryGetRemoteAddressInfoNV: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    memory: VkDeviceMemory | null;
+    memory: VkDeviceMemory;
     handleType: VkExternalMemoryHandleTypeFlagBits;
   };
   /** `VkMemoryGetSciBufInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryGetSciBufInfoNV: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    memory: VkDeviceMemory | null;
+    memory: VkDeviceMemory;
     handleType: VkExternalMemoryHandleTypeFlagBits;
   };
   /** `VkMemoryGetWin32HandleInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryGetWin32HandleInfoKHR: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    memory: VkDeviceMemory | null;
+    memory: VkDeviceMemory;
     handleType: VkExternalMemoryHandleTypeFlagBits;
   };
   /** `VkMemoryGetZirconHandleInfoFUCHSIA` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkMemoryGetZirconHandleInfoFUCHSIA: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    memory: VkDeviceMemory | null;
+    memory: VkDeviceMemory;
     handleType: VkExternalMemoryHandleTypeFlagBits;
   };
   /** `VkMemoryHeap` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -35246,7 +35246,7 @@ export interface VkStructInputs {
     sType?: VkStructureType;
     pNext?: VkChain<"VkMemoryMapInfo">;
     flags?: VkMemoryMapFlags;
-    memory: VkDeviceMemory | null;
+    memory: VkDeviceMemory;
     offset?: VkDeviceSize | number;
     size?: VkDeviceSize | number;
   };
@@ -35353,7 +35353,7 @@ export interface VkStructInputs {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
     flags?: VkMemoryUnmapFlags;
-    memory: VkDeviceMemory | null;
+    memory: VkDeviceMemory;
   };
   /** Input form of `VkMemoryUnmapInfoKHR` (alias of VkMemoryUnmapInfo). */
   VkMemoryUnmapInfoKHR: VkStructInputs["VkMemoryUnmapInfo"];
@@ -35408,7 +35408,7 @@ export interface VkStructInputs {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
     createFlags?: VkMicromapCreateFlagsEXT;
-    buffer: VkBuffer | null;
+    buffer: VkBuffer;
     offset?: VkDeviceSize | number;
     size?: VkDeviceSize | number;
     type?: VkMicromapTypeEXT;
@@ -35685,7 +35685,7 @@ export interface VkStructInputs {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
     flags?: VkPastPresentationTimingFlagsEXT;
-    swapchain: VkSwapchainKHR | null;
+    swapchain: VkSwapchainKHR;
   };
   /** `VkPastPresentationTimingPropertiesEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPastPresentationTimingPropertiesEXT: {
@@ -39810,7 +39810,7 @@ export interface VkStructInputs {
   VkPipelineBinaryDataInfoKHR: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    pipelineBinary: VkPipelineBinaryKHR | null;
+    pipelineBinary: VkPipelineBinaryKHR;
   };
   /** `VkPipelineBinaryDataKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineBinaryDataKHR: {
@@ -40041,7 +40041,7 @@ export interface VkStructInputs {
   VkPipelineExecutableInfoKHR: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    pipeline: VkPipeline | null;
+    pipeline: VkPipeline;
     executableIndex?: number;
   };
   /** `VkPipelineExecutableInternalRepresentationKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -40105,7 +40105,7 @@ export interface VkStructInputs {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
     pipelineBindPoint?: VkPipelineBindPoint;
-    pipeline: VkPipeline | null;
+    pipeline: VkPipeline;
   };
   /** Input form of `VkPipelineInfoEXT` (alias of VkPipelineInfoKHR). */
   VkPipelineInfoEXT: VkStructInputs["VkPipelineInfoKHR"];
@@ -40113,7 +40113,7 @@ export interface VkStructInputs {
   VkPipelineInfoKHR: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    pipeline: VkPipeline | null;
+    pipeline: VkPipeline;
   };
   /** `VkPipelineInputAssemblyStateCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkPipelineInputAssemblyStateCreateInfo: {
@@ -40605,7 +40605,7 @@ export interface VkStructInputs {
   VkPushDescriptorSetWithTemplateInfo: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkPushDescriptorSetWithTemplateInfo">;
-    descriptorUpdateTemplate: VkDescriptorUpdateTemplate | null;
+    descriptorUpdateTemplate: VkDescriptorUpdateTemplate;
     layout?: VkPipelineLayout | null;
     set?: number;
     pData: VkRawPointer | ArrayBufferView | ArrayBuffer;
@@ -40882,7 +40882,7 @@ export interface VkStructInputs {
   VkReleaseCapturedPipelineDataInfoKHR: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    pipeline: VkPipeline | null;
+    pipeline: VkPipeline;
   };
   /** Input form of `VkReleaseSwapchainImagesInfoEXT` (alias of VkReleaseSwapchainImagesInfoKHR). */
   VkReleaseSwapchainImagesInfoEXT: VkStructInputs["VkReleaseSwapchainImagesInfoKHR"];
@@ -40890,7 +40890,7 @@ export interface VkStructInputs {
   VkReleaseSwapchainImagesInfoKHR: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    swapchain: VkSwapchainKHR | null;
+    swapchain: VkSwapchainKHR;
     imageIndexCount?: number;
     pImageIndices: readonly number[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
@@ -40907,8 +40907,8 @@ export interface VkStructInputs {
   VkRenderPassBeginInfo: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkRenderPassBeginInfo">;
-    renderPass: VkRenderPass | null;
-    framebuffer: VkFramebuffer | null;
+    renderPass: VkRenderPass;
+    framebuffer: VkFramebuffer;
     renderArea?: VkStructInputs["VkRect2D"];
     clearValueCount?: number;
     pClearValues?: VkStructInputs["VkClearValue"] | readonly VkStructInputs["VkClearValue"][] | VkRawPointer;
@@ -41152,7 +41152,7 @@ export interface VkStructInputs {
   VkRenderingFragmentDensityMapAttachmentInfoEXT: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    imageView: VkImageView | null;
+    imageView: VkImageView;
     imageLayout?: VkImageLayout;
   };
   /** `VkRenderingFragmentShadingRateAttachmentInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -41202,9 +41202,9 @@ export interface VkStructInputs {
   VkResolveImageInfo2: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkResolveImageInfo2">;
-    srcImage: VkImage | null;
+    srcImage: VkImage;
     srcImageLayout?: VkImageLayout;
-    dstImage: VkImage | null;
+    dstImage: VkImage;
     dstImageLayout?: VkImageLayout;
     regionCount?: number;
     pRegions: VkStructInputs["VkImageResolve2"] | readonly VkStructInputs["VkImageResolve2"][] | VkRawPointer;
@@ -41299,7 +41299,7 @@ export interface VkStructInputs {
   VkSamplerCaptureDescriptorDataInfoEXT: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    sampler: VkSampler | null;
+    sampler: VkSampler;
   };
   /** `VkSamplerCreateInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSamplerCreateInfo: {
@@ -41377,7 +41377,7 @@ export interface VkStructInputs {
   VkSamplerYcbcrConversionInfo: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    conversion: VkSamplerYcbcrConversion | null;
+    conversion: VkSamplerYcbcrConversion;
   };
   /** Input form of `VkSamplerYcbcrConversionInfoKHR` (alias of VkSamplerYcbcrConversionInfo). */
   VkSamplerYcbcrConversionInfoKHR: VkStructInputs["VkSamplerYcbcrConversionInfo"];
@@ -41434,35 +41434,35 @@ export interface VkStructInputs {
   VkSemaphoreGetFdInfoKHR: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    semaphore: VkSemaphore | null;
+    semaphore: VkSemaphore;
     handleType: VkExternalSemaphoreHandleTypeFlagBits;
   };
   /** `VkSemaphoreGetSciSyncInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSemaphoreGetSciSyncInfoNV: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    semaphore: VkSemaphore | null;
+    semaphore: VkSemaphore;
     handleType: VkExternalSemaphoreHandleTypeFlagBits;
   };
   /** `VkSemaphoreGetWin32HandleInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSemaphoreGetWin32HandleInfoKHR: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    semaphore: VkSemaphore | null;
+    semaphore: VkSemaphore;
     handleType: VkExternalSemaphoreHandleTypeFlagBits;
   };
   /** `VkSemaphoreGetZirconHandleInfoFUCHSIA` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSemaphoreGetZirconHandleInfoFUCHSIA: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    semaphore: VkSemaphore | null;
+    semaphore: VkSemaphore;
     handleType: VkExternalSemaphoreHandleTypeFlagBits;
   };
   /** `VkSemaphoreSciSyncCreateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSemaphoreSciSyncCreateInfoNV: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    semaphorePool: VkSemaphoreSciSyncPoolNV | null;
+    semaphorePool: VkSemaphoreSciSyncPoolNV;
     pFence: readonly VkRawPointer[] | ArrayBufferView | ArrayBuffer | VkRawPointer;
   };
   /** `VkSemaphoreSciSyncPoolCreateInfoNV` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -41475,7 +41475,7 @@ export interface VkStructInputs {
   VkSemaphoreSignalInfo: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    semaphore: VkSemaphore | null;
+    semaphore: VkSemaphore;
     value?: bigint | number;
   };
   /** Input form of `VkSemaphoreSignalInfoKHR` (alias of VkSemaphoreSignalInfo). */
@@ -41484,7 +41484,7 @@ export interface VkStructInputs {
   VkSemaphoreSubmitInfo: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    semaphore: VkSemaphore | null;
+    semaphore: VkSemaphore;
     value?: bigint | number;
     stageMask?: VkPipelineStageFlags2;
     deviceIndex?: number;
@@ -41611,7 +41611,7 @@ export interface VkStructInputs {
   VkShaderModuleValidationCacheCreateInfoEXT: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    validationCache: VkValidationCacheEXT | null;
+    validationCache: VkValidationCacheEXT;
   };
   /** Input form of `VkShaderRequiredSubgroupSizeCreateInfoEXT` (alias of VkPipelineShaderStageRequiredSubgroupSizeCreateInfo). */
   VkShaderRequiredSubgroupSizeCreateInfoEXT:
@@ -41657,7 +41657,7 @@ export interface VkStructInputs {
   };
   /** `VkSparseBufferMemoryBindInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSparseBufferMemoryBindInfo: {
-    buffer: VkBuffer | null;
+    buffer: VkBuffer;
     bindCount?: number;
     pBinds:
       | VkStructInputs["VkSparseMemoryBind"]
@@ -41689,7 +41689,7 @@ export interface VkStructInputs {
   };
   /** `VkSparseImageMemoryBindInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSparseImageMemoryBindInfo: {
-    image: VkImage | null;
+    image: VkImage;
     bindCount?: number;
     pBinds:
       | VkStructInputs["VkSparseImageMemoryBind"]
@@ -41714,7 +41714,7 @@ export interface VkStructInputs {
   VkSparseImageMemoryRequirements2KHR: VkStructInputs["VkSparseImageMemoryRequirements2"];
   /** `VkSparseImageOpaqueMemoryBindInfo` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkSparseImageOpaqueMemoryBindInfo: {
-    image: VkImage | null;
+    image: VkImage;
     bindCount?: number;
     pBinds:
       | VkStructInputs["VkSparseMemoryBind"]
@@ -41940,7 +41940,7 @@ export interface VkStructInputs {
   VkSubpassShadingPipelineCreateInfoHUAWEI: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    renderPass: VkRenderPass | null;
+    renderPass: VkRenderPass;
     subpass?: number;
   };
   /** `VkSubresourceHostMemcpySize` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -42103,7 +42103,7 @@ export interface VkStructInputs {
   VkSwapchainCalibratedTimestampInfoEXT: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    swapchain: VkSwapchainKHR | null;
+    swapchain: VkSwapchainKHR;
     presentStage?: VkPresentStageFlagsEXT;
     timeDomainId?: bigint | number;
   };
@@ -42118,7 +42118,7 @@ export interface VkStructInputs {
     sType?: VkStructureType;
     pNext?: VkChain<"VkSwapchainCreateInfoKHR">;
     flags?: VkSwapchainCreateFlagsKHR;
-    surface: VkSurfaceKHR | null;
+    surface: VkSurfaceKHR;
     minImageCount?: number;
     imageFormat?: VkFormat;
     imageColorSpace?: VkColorSpaceKHR;
@@ -42232,7 +42232,7 @@ export interface VkStructInputs {
   VkTensorCaptureDescriptorDataInfoARM: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    tensor: VkTensorARM | null;
+    tensor: VkTensorARM;
   };
   /** `VkTensorCopyARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkTensorCopyARM: {
@@ -42304,13 +42304,13 @@ export interface VkStructInputs {
     dstAccessMask?: VkAccessFlags2;
     srcQueueFamilyIndex?: number;
     dstQueueFamilyIndex?: number;
-    tensor: VkTensorARM | null;
+    tensor: VkTensorARM;
   };
   /** `VkTensorMemoryRequirementsInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkTensorMemoryRequirementsInfoARM: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    tensor: VkTensorARM | null;
+    tensor: VkTensorARM;
   };
   /** `VkTensorRollingBackingCreateInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkTensorRollingBackingCreateInfoARM: {
@@ -42322,14 +42322,14 @@ export interface VkStructInputs {
   VkTensorViewCaptureDescriptorDataInfoARM: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    tensorView: VkTensorViewARM | null;
+    tensorView: VkTensorViewARM;
   };
   /** `VkTensorViewCreateInfoARM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkTensorViewCreateInfoARM: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkTensorViewCreateInfoARM">;
     flags?: VkTensorViewCreateFlagsARM;
-    tensor: VkTensorARM | null;
+    tensor: VkTensorARM;
     format?: VkFormat;
   };
   /** `VkTexelBufferDescriptorInfoEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
@@ -42355,7 +42355,7 @@ export interface VkStructInputs {
   VkTileMemoryBindInfoQCOM: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
-    memory: VkDeviceMemory | null;
+    memory: VkDeviceMemory;
   };
   /** `VkTileMemoryRequirementsQCOM` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkTileMemoryRequirementsQCOM: {
@@ -42510,7 +42510,7 @@ export interface VkStructInputs {
     sType?: VkStructureType;
     pNext?: VkChain<"VkVideoBeginCodingInfoKHR">;
     flags?: VkVideoBeginCodingFlagsKHR;
-    videoSession: VkVideoSessionKHR | null;
+    videoSession: VkVideoSessionKHR;
     videoSessionParameters?: VkVideoSessionParametersKHR | null;
     referenceSlotCount?: number;
     pReferenceSlots?:
@@ -42703,7 +42703,7 @@ export interface VkStructInputs {
     sType?: VkStructureType;
     pNext?: VkChain<"VkVideoDecodeInfoKHR">;
     flags?: VkVideoDecodeFlagsKHR;
-    srcBuffer: VkBuffer | null;
+    srcBuffer: VkBuffer;
     srcBufferOffset?: VkDeviceSize | number;
     srcBufferRange?: VkDeviceSize | number;
     dstPictureResource: VkStructInputs["VkVideoPictureResourceInfoKHR"];
@@ -43224,7 +43224,7 @@ export interface VkStructInputs {
     sType?: VkStructureType;
     pNext?: VkChain<"VkVideoEncodeInfoKHR">;
     flags?: VkVideoEncodeFlagsKHR;
-    dstBuffer: VkBuffer | null;
+    dstBuffer: VkBuffer;
     dstBufferOffset?: VkDeviceSize | number;
     dstBufferRange?: VkDeviceSize | number;
     srcPictureResource: VkStructInputs["VkVideoPictureResourceInfoKHR"];
@@ -43342,7 +43342,7 @@ export interface VkStructInputs {
   VkVideoEncodeSessionParametersGetInfoKHR: {
     sType?: VkStructureType;
     pNext?: VkChain<"VkVideoEncodeSessionParametersGetInfoKHR">;
-    videoSessionParameters: VkVideoSessionParametersKHR | null;
+    videoSessionParameters: VkVideoSessionParametersKHR;
   };
   /** `VkVideoEncodeSessionRgbConversionCreateInfoVALVE` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoEncodeSessionRgbConversionCreateInfoVALVE: {
@@ -43411,7 +43411,7 @@ export interface VkStructInputs {
     codedOffset?: VkStructInputs["VkOffset2D"];
     codedExtent?: VkStructInputs["VkExtent2D"];
     baseArrayLayer?: number;
-    imageViewBinding: VkImageView | null;
+    imageViewBinding: VkImageView;
   };
   /** `VkVideoProfileInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoProfileInfoKHR: {
@@ -43481,7 +43481,7 @@ export interface VkStructInputs {
     pNext?: VkChain<"VkVideoSessionParametersCreateInfoKHR">;
     flags?: VkVideoSessionParametersCreateFlagsKHR;
     videoSessionParametersTemplate?: VkVideoSessionParametersKHR | null;
-    videoSession: VkVideoSessionKHR | null;
+    videoSession: VkVideoSessionKHR;
   };
   /** `VkVideoSessionParametersUpdateInfoKHR` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkVideoSessionParametersUpdateInfoKHR: {
@@ -43623,14 +43623,14 @@ export interface VkStructInputs {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
     index?: number;
-    pipeline: VkPipeline | null;
+    pipeline: VkPipeline;
   };
   /** `VkWriteIndirectExecutionSetShaderEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkWriteIndirectExecutionSetShaderEXT: {
     sType?: VkStructureType;
     pNext?: VkRawPointer;
     index?: number;
-    shader: VkShaderEXT | null;
+    shader: VkShaderEXT;
   };
   /** `VkXYColorEXT` as {@linkcode writeStruct} takes it: members the spec requires non-zero are required, absent ones are zero, sType is automatic. */
   VkXYColorEXT: {

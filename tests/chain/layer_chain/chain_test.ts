@@ -253,7 +253,7 @@ test("a layer wrapping VkDevice and command buffers: the loader's table is stamp
   );
   const cbs = l.arena.pointer(l.arena.alloc(16));
   const alloc = writeStruct(l.arena, "VkCommandBufferAllocateInfo", {
-    commandPool: readHandle("VkCommandPool", pool),
+    commandPool: readHandle("VkCommandPool", pool)!,
     commandBufferCount: 2,
   });
   assertEquals(l.vk.vkAllocateCommandBuffers(device, alloc, cbs), 0);
