@@ -26,6 +26,7 @@ import {
   isJsonName,
   type LocationReport,
   pathListLocations,
+  readRefusal,
   resolveEntry,
   scanSearchLocations,
   splitPathList,
@@ -319,6 +320,8 @@ function scanDrivers(processEnv: EnvironmentSnapshot, options: DiscoverDriversOp
       : report.status + (report.detail === undefined ? "" : `: ${report.detail}`);
     log("debug", `   ${report.location.path} (${report.location.source}): ${detail}`);
   }
+  const refusal = readRefusal(locations, "driver");
+  if (refusal !== undefined) messages.push(refusal);
 
   const select = filterVariable(env, "VK_LOADER_DRIVERS_SELECT", log);
   const disable = filterVariable(env, "VK_LOADER_DRIVERS_DISABLE", log);

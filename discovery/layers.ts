@@ -38,6 +38,7 @@ import {
   isLayerManifestName,
   type LocationReport,
   pathListLocations,
+  readRefusal,
   scanSearchLocations,
   type SearchLocation,
 } from "./search_paths.ts";
@@ -222,6 +223,8 @@ function scanLayers(env: EnvironmentSnapshot, options: DiscoverLayersOptions): L
   const explicitScan = scanSearchLocations(explicitLocations, rules, isLayerManifestName);
   kept.push(...reader.readAll(explicitScan.files, false));
   reader.finish();
+  const refusal = readRefusal([...implicitScan.locations, ...explicitScan.locations], "layer");
+  if (refusal !== undefined) messages.push(refusal);
 
   // First occurrence of a name wins (L05).
   const byName = new Map<string, LayerManifest>();

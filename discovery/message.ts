@@ -23,4 +23,6 @@ export interface DiscoveryMessage {
   readonly text: string;
   /** The manifest or settings file the message is about, if any (the log prints a repeated warning only once it changed). */
   readonly file?: string;
+  /** Printed whatever `VK_LOADER_DEBUG` says, once per process: a Deno permission refused (docs/behaviour.md V23). */
+  readonly always?: boolean;
 }

@@ -21,6 +21,7 @@ import { registerRawFileName } from "./manifest_file.ts";
 import { observePath } from "./scan_memo.ts";
 import { isAbsolutePath, type PlatformRules, platformRules, REGISTRY_KEYS } from "./platforms.ts";
 import type { RegistryHive } from "../ffi/registry.ts";
+import type { DiscoveryMessage } from "./message.ts";
 
 /** The three kinds of manifest the loader searches for. */
 export type ManifestKind = "driver" | "implicit_layer" | "explicit_layer";
@@ -130,6 +131,11 @@ export interface LocationReport {
   readonly fileCount: number;
   /** The operating system's error text for `unreadable`. */
   readonly detail?: string;
+  /**
+   * True when Deno refused the read: the process lacks `--allow-read` for the folder (`unreadable`) or for
+   * the file named (`file`) (docs/behaviour.md V23).
+   */
+  readonly refused?: boolean;
 }
 
 /**
@@ -413,7 +419,11 @@ export function scanSearchLocations(
         ? location.path.split(/[\\/]/).at(-1)!
         : baseName(location.path);
       files.push({ path: location.path, fileName, location });
-      reports.push({ location, status: "file", fileCount: 1 });
+      reports.push(
+        readGranted(location.path)
+          ? { location, status: "file", fileCount: 1 }
+          : { location, status: "file", fileCount: 1, refused: true },
+      );
       continue;
     }
     // Stamped for the scan memo (scan_memo.ts): an entry added or removed changes the folder's stamp. The
@@ -523,7 +533,46 @@ function folderFailure(location: SearchLocation, error: unknown): LocationReport
   if (error instanceof Deno.errors.NotFound) return { location, status: "missing", fileCount: 0 };
   if (error instanceof Deno.errors.NotADirectory) return { location, status: "not a folder", fileCount: 0 };
   const detail = error instanceof Error ? error.message : String(error);
+  if (error instanceof Deno.errors.NotCapable) {
+    return { location, status: "unreadable", fileCount: 0, detail, refused: true };
+  }
   return { location, status: "unreadable", fileCount: 0, detail };
+}
+
+/** Whether Deno lets this process read `path` (asked without a prompt). */
+function readGranted(path: string): boolean {
+  try {
+    return Deno.permissions.querySync({ name: "read", path }).state === "granted";
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The warning for the search paths Deno refused to read (`refused` reports), printed whatever
+ * `VK_LOADER_DEBUG` says (docs/behaviour.md V23): without it, a missing `--allow-read` looks like a system
+ * without drivers or layers. `undefined` when none was refused.
+ *
+ * @example Usage
+ * ```ts
+ * import { readRefusal } from "./search_paths.ts";
+ * const location = { path: "/usr/share/vulkan/icd.d", source: "XDG_DATA_DIRS", defaulted: true, isFile: false };
+ * const refusal = readRefusal([{ location, status: "unreadable", fileCount: 0, refused: true }], "driver");
+ * console.log(refusal?.text);
+ * ```
+ */
+export function readRefusal(
+  reports: readonly LocationReport[],
+  category: "driver" | "layer",
+): DiscoveryMessage | undefined {
+  const paths = reports.filter((r) => r.refused).map((r) => r.location.path);
+  if (paths.length === 0) return undefined;
+  const list = paths.map((p) => `"${p}"`).join(", ");
+  const flag = `--allow-read=${paths.join(",")}`;
+  const text =
+    `Cannot read the ${category} search paths ${list}: Deno refused (no read permission); run deno ` +
+    `with --allow-read (or ${flag})`;
+  return { level: "warn", category, text, always: true };
 }
 
 function trimTrailingSlashes(path: string): string {

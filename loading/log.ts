@@ -1,6 +1,6 @@
 /**
  * The loader log: `VK_LOADER_DEBUG` filtering on stderr and sinks that see every message (docs/behaviour.md
- * G01-G04, V01).
+ * G01-G04, V01, V23).
  *
  * @module
  */
@@ -36,6 +36,11 @@ export interface LogEntry {
   readonly text: string;
   /** The file the message is about: the same warning is printed again only once this file changed. */
   readonly file?: string;
+  /**
+   * Printed on stderr whatever `VK_LOADER_DEBUG` says (still once, V01): a fault the user could not tell
+   * from its effect, such as a Deno permission the process lacks (docs/behaviour.md V23).
+   */
+  readonly always?: boolean;
 }
 
 /** What sinks receive: the entry plus its bits. */
@@ -233,7 +238,9 @@ export class Logger {
    */
   log(entry: LogEntry): void {
     const bits = entryBits(entry);
-    if ((bits & this.#mask) !== 0 && this.#firstTime(entry)) this.#write(formatLogLine(entry, this.#mask));
+    if (((bits & this.#mask) !== 0 || entry.always) && this.#firstTime(entry)) {
+      this.#write(formatLogLine(entry, this.#mask));
+    }
     if (this.#sinks.size === 0) return;
     const record: LogRecord = { ...entry, bits };
     for (const sink of this.#sinks) {
