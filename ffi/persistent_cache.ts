@@ -27,8 +27,8 @@ function granted(descriptor: Deno.PermissionDescriptor): boolean {
 
 /**
  * The persistent cache's folder for this process, or `undefined` when it is off: `VKDENO_CACHE=0`, no
- * platform cache folder, or no permission to read the variables or the folder (asked without a prompt;
- * without permission to write it, entries are read but not written).
+ * platform cache folder, or no permission to read the variables or the folder (asked without a prompt; the
+ * log says so). Without permission to write it, entries are read but not written.
  *
  * @example Usage
  * ```ts
@@ -41,9 +41,13 @@ export function persistentCacheFolder(): string | undefined {
     granted({ name: "env", variable: name }) ? Deno.env.get(name) : name === CACHE_VARIABLE ? "0" : undefined
   );
   if (folder === undefined) return undefined;
-  return granted({ name: "read", path: folder }) && granted({ name: "write", path: folder })
-    ? folder
-    : undefined;
+  if (granted({ name: "read", path: folder })) return folder;
+  noteCache(
+    folder,
+    `not used (no read permission: run deno with --allow-read or --allow-read=${folder})`,
+    true,
+  );
+  return undefined;
 }
 
 /**
@@ -201,9 +205,19 @@ export function writeCacheEntry(folder: string, name: string, key: string, paylo
  */
 export type CacheUse = "read" | "written" | "not written";
 
-/** Uses not yet taken by {@linkcode takeCacheUses}, and every use ever noted (each is reported once). */
-const pendingUses: [folder: string, name: string, use: CacheUse][] = [];
-const notedUses = new Set<string>();
+/**
+ * What {@linkcode takeCacheUses} has not taken yet (an entry's use, or a `why` that ends the folder's text), and
+ * every text ever noted: each is logged once per process.
+ */
+const pending: [folder: string, text: string, why: boolean][] = [];
+const noted = new Set<string>();
+
+function noteCache(folder: string, text: string, why = false): void {
+  const key = `${folder}\0${text}`;
+  if (noted.has(key)) return;
+  noted.add(key);
+  pending.push([folder, text, why]);
+}
 
 /**
  * Notes that entry `name` of `folder` was used so, for the log ({@linkcode takeCacheUses}); a use already
@@ -217,15 +231,18 @@ const notedUses = new Set<string>();
  * ```
  */
 export function noteCacheUse(folder: string, name: string, use: CacheUse): void {
-  const key = `${folder}\0${name}\0${use}`;
-  if (notedUses.has(key)) return;
-  notedUses.add(key);
-  pendingUses.push([folder, name, use]);
+  noteCache(folder, `${name} ${use}`);
+  // Without write permission nothing can be kept: said once, after the first entry not written.
+  if (use === "not written" && !granted({ name: "write", path: folder })) {
+    const grant = `run deno with --allow-write or --allow-write=${folder}`;
+    noteCache(folder, `none written (no write permission: ${grant})`, true);
+  }
 }
 
 /**
  * The entry uses noted since the last call, one text per folder (`<folder>: <entry> <use>, ...`, in the
- * order they happened), and forgets them: the loader logs each (docs/api.md, "Persistent cache").
+ * order they happened, then `; ` and why the folder was not used or written, once per process), and forgets
+ * them: the loader logs each (docs/api.md, "Persistent cache").
  *
  * @example Usage
  * ```ts
@@ -235,12 +252,15 @@ export function noteCacheUse(folder: string, name: string, use: CacheUse): void 
  * ```
  */
 export function takeCacheUses(): string[] {
-  if (pendingUses.length === 0) return [];
-  const byFolder = new Map<string, string[]>();
-  for (const [folder, name, use] of pendingUses.splice(0)) {
-    const uses = byFolder.get(folder) ?? [];
-    uses.push(`${name} ${use}`);
-    byFolder.set(folder, uses);
+  if (pending.length === 0) return [];
+  const byFolder = new Map<string, { uses: string[]; whys: string[] }>();
+  for (const [folder, text, why] of pending.splice(0)) {
+    const texts = byFolder.get(folder) ?? { uses: [], whys: [] };
+    (why ? texts.whys : texts.uses).push(text);
+    byFolder.set(folder, texts);
   }
-  return Array.from(byFolder, ([folder, uses]) => `${folder}: ${uses.join(", ")}`);
+  return Array.from(byFolder, ([folder, { uses, whys }]) => {
+    const parts = uses.length > 0 ? [uses.join(", "), ...whys] : whys;
+    return `${folder}: ${parts.join("; ")}`;
+  });
 }

@@ -19,10 +19,10 @@ interface FirstInstance {
   native: boolean;
 }
 
-/** Runs the child with exactly `vars` (nothing inherited but PATH and DENO_DIR). */
-function spawn(vars: Record<string, string>): Deno.ChildProcess {
+/** Runs the child with exactly `vars` (nothing inherited but PATH and DENO_DIR), with every permission by default. */
+function spawn(vars: Record<string, string>, permissions = ["--allow-all"]): Deno.ChildProcess {
   return new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-all", CHILD],
+    args: ["run", ...permissions, CHILD],
     env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", DENO_DIR, ...vars },
     clearEnv: true,
     stdout: "piped",
@@ -188,17 +188,28 @@ Deno.test("a read-only cache folder: the first instance is the same, and nothing
 
 /**
  * What the log (`VK_LOADER_DEBUG=info`) of one first instance says of the cache: each entry named once, with
- * what became of it; the lines must all name `folder`.
+ * what became of it, and under `why` what the lines add after `; ` (why the folder was not used or written);
+ * the lines must all name `folder`.
  */
-async function cacheUses(vars: Record<string, string>, folder: string): Promise<Record<string, string>> {
-  const out = await spawn({ ...vars, VK_LOADER_DEBUG: "info" }).output();
+async function cacheUses(
+  vars: Record<string, string>,
+  folder: string,
+  permissions?: string[],
+): Promise<Record<string, string>> {
+  const out = await spawn({ ...vars, VK_LOADER_DEBUG: "info" }, permissions).output();
   const stderr = new TextDecoder().decode(out.stderr);
   assert(out.success, stderr);
   const uses: Record<string, string> = {};
   for (const line of stderr.split("\n").filter((l) => l.includes("Persistent cache"))) {
-    const [, at, list] = line.match(/^INFO: +Persistent cache (.*): (.*)$/) ?? [];
+    const [, at, text] = line.match(/^INFO: +Persistent cache ([^:]*): (.*)$/) ?? [];
     assertEquals(at, folder, line);
-    for (const use of list!.split(", ")) {
+    // A folder not used at all has its reason alone.
+    const [list, ...whys] = text!.startsWith("not used") ? ["", text!] : text!.split("; ");
+    if (whys.length > 0) {
+      assert(!("why" in uses), `a reason given twice:\n${stderr}`);
+      uses.why = whys.join("; ");
+    }
+    for (const use of list === "" ? [] : list!.split(", ")) {
       const [name, what] = [use.slice(0, use.indexOf(" ")), use.slice(use.indexOf(" ") + 1)];
       assert(!(name in uses), `${name} named twice:\n${stderr}`);
       uses[name] = what;
@@ -222,6 +233,26 @@ Deno.test("the log says, once per entry and process, with the folder, which entr
   assertEquals(stubUses(await cacheUses(vars, t.cache)), all("read"));
   assertEquals(stubUses(await cacheUses({ ...vars, VKDENO_CACHE: "/proc" }, "/proc")), all("not written"));
   assertEquals(await cacheUses({ ...vars, VKDENO_CACHE: "0" }, t.cache), {});
+});
+
+Deno.test("without --allow-write the entries are read, or made and not written, and the log says why once; without --allow-read for the folder it says the cache is not used", async () => {
+  await using t = await twoDrivers();
+  const vars = { ...t.vars, VK_DRIVER_FILES: t.env.drivers[0]!.manifestPath };
+  const all = (use: string) => Object.fromEntries(STUB_ENTRIES.map((n) => [n, use]));
+  const noWrite = ["--allow-ffi", "--allow-env", "--allow-read"];
+  const why = `none written (no write permission: run deno with --allow-write or --allow-write=${t.cache})`;
+  const first = await cacheUses(vars, t.cache, noWrite);
+  assertEquals(first.why, why);
+  assertEquals(stubUses(first), all("not written"));
+  assertEquals(entries(t.cache), []);
+  assertEquals(stubUses(await cacheUses(vars, t.cache)), all("written"));
+  const read = await cacheUses(vars, t.cache, noWrite);
+  assertEquals([read.why, stubUses(read)], [undefined, all("read")]);
+  // Read access to the driver's manifest and library only: the cache folder's permission is missing.
+  const driverOnly = ["--allow-ffi", "--allow-env", `--allow-read=${t.env.root}/manifests,${t.env.root}/lib`];
+  assertEquals(await cacheUses(vars, t.cache, driverOnly), {
+    why: `not used (no read permission: run deno with --allow-read or --allow-read=${t.cache})`,
+  });
 });
 
 Deno.test("cachedBytesIn: a hit needs the same key; a miss makes and keeps; a folder it cannot write is only skipped", async () => {
