@@ -159,6 +159,7 @@ class Emitter {
     lines.push(`let seen = 0, x;`);
     const tail: string[] = [];
     const required = this.#required(l.name);
+    const needed = this.#neededArrays(l, required);
     for (const m of l.members) {
       const K = JSON.stringify(m.name);
       const what = required.get(m.name);
@@ -175,11 +176,32 @@ class Emitter {
           : ` else missing(${S}, ${K}, x${what === "pointer" ? "" : `, ${JSON.stringify(what)}`});`);
       if (countNames.has(m.name)) {
         const n = counts.get(m.name)!;
+        const store = (value: string) =>
+          this.#store(simple!, at(m.offset), value, S, K);
+        const arrays = l.members.filter((a) =>
+          a.pointer > 0 && a.name !== "pNext" && this.#countOf(l, a)?.name === m.name
+        );
+        // A count not 0 needs each array vk.xml does not let be null (docs/behaviour.md V15); a lone array that
+        // gave the count's length is there.
+        const need = arrays.filter((a) => needed.has(a.name)).map((a) => a.name);
+        const absent = (value: string) => {
+          if (need.length === 0) return "";
+          const nulls = need.map((a) => `v.${a} == null`).join(" || ");
+          const which = need.length === 1
+            ? JSON.stringify(need[0])
+            : `${JSON.stringify(need)}.find((a) => v[a] == null)`;
+          const test = `${arrays.length === 1 ? `n${n} < 0 && ` : ""}${value} != 0 && ${
+            need.length === 1 ? nulls : `(${nulls})`
+          }`;
+          return `\nif (${test}) absent(v, ${S}, ${K}, ${value}, ${which});`;
+        };
         // Given beside its array, a count must not exceed the array's length (docs/behaviour.md V15).
         tail.push(`if (${get}) {
-seen += ${this.#store(simple!, at(m.offset), "x", S, K)};
-if (n${n} >= 0) covers(x, n${n}, ${S}, ${K}, f${n});
-} else if (n${n} >= 0) ${this.#store(simple!, at(m.offset), `n${n}`, S, K)};`);
+seen += ${store("x")};
+if (n${n} >= 0) covers(x, n${n}, ${S}, ${K}, f${n});${absent("x")}
+} else if (n${n} >= 0) {
+${store(`n${n}`)};${arrays.length === 1 ? "" : absent(`n${n}`)}
+}`);
       } else lines.push(block);
     }
     lines.push(...tail);
@@ -218,6 +240,21 @@ ${lines.join("\n")}
       if (ref === undefined || !byName.get(ref)!.optional) required.set(m.name, "pointer");
     }
     return required;
+  }
+
+  /**
+   * The arrays of `l` that must not be null while their count is not 0 (docs/behaviour.md V15): those vk.xml
+   * marks neither \`optional\` nor \`noautovalidity\` (\`pViewports\`, ignored under dynamic state, is
+   * optional), in a struct that is neither a union nor returned-only, and not required anyway.
+   */
+  #neededArrays(l: StructLayout, required: Map<string, string>): Set<string> {
+    const t = this.#layouts.resolve(l.name);
+    if (!t || t.category === "union" || t.returnedOnly) return new Set();
+    return new Set(
+      (t.members ?? []).filter((m) =>
+        m.pointer > 0 && m.name !== "pNext" && !m.optional && !m.noautovalidity && !required.has(m.name)
+      ).map((m) => m.name),
+    );
   }
 
   /**
@@ -387,6 +424,7 @@ const RUNTIME = [
   "mismatch",
   "missing",
   "covers",
+  "absent",
   "num",
   "pointee",
   "put64",

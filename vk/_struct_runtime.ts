@@ -121,6 +121,20 @@ export function covers(x: unknown, n: number, struct: string, count: string, arr
   }
 }
 
+/**
+ * Throws for count member `count` of literal `v` (of `struct`), `x` (given, or filled from another array),
+ * not 0 while `array`, which vk.xml does not let be null, is left out or null (docs/behaviour.md V15): the
+ * driver would read `x` elements from address 0. A misspelled member is told first.
+ */
+export function absent(v: unknown, struct: string, count: string, x: unknown, array: string): never {
+  unknown(v, struct);
+  const literal = v as Record<string, unknown>;
+  const what = literal[count] === undefined
+    ? `Cannot fill "${count}" of "${struct}" with ${shownValue(x)}`
+    : `Cannot write ${shownValue(x)} to ${where(struct, count)}`;
+  throw new RangeError(`${what}: "${array}" has no elements (got ${literal[array]})`);
+}
+
 /** Throws for the first key of `v` that is not a member of `struct` (`type` names an extending struct). */
 export function unknown(v: unknown, struct: string): void {
   const members = layoutOf(struct).members;

@@ -9,6 +9,7 @@
  */
 
 import {
+  absent,
   array,
   badValue,
   bool,
@@ -357,7 +358,10 @@ export function structs() {
     if ((x = v.deviceIndexCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "deviceIndexCount");
       if (n0 >= 0) covers(x, n0, S, "deviceIndexCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "deviceIndexCount");
+      if (n0 < 0 && x != 0 && v.pDeviceIndices == null) absent(v, S, "deviceIndexCount", x, "pDeviceIndices");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "deviceIndexCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -442,11 +446,15 @@ export function structs() {
     if ((x = v.descriptorSetCount) !== undefined) {
       seen += u32(m, o + 36, x, S, "descriptorSetCount");
       if (n0 >= 0) covers(x, n0, S, "descriptorSetCount", f0);
-    } else if (n0 >= 0) u32(m, o + 36, n0, S, "descriptorSetCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 36, n0, S, "descriptorSetCount");
+    }
     if ((x = v.dynamicOffsetCount) !== undefined) {
       seen += u32(m, o + 48, x, S, "dynamicOffsetCount");
       if (n1 >= 0) covers(x, n1, S, "dynamicOffsetCount", f1);
-    } else if (n1 >= 0) u32(m, o + 48, n1, S, "dynamicOffsetCount");
+    } else if (n1 >= 0) {
+      u32(m, o + 48, n1, S, "dynamicOffsetCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -519,11 +527,19 @@ export function structs() {
     if ((x = v.deviceIndexCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "deviceIndexCount");
       if (n0 >= 0) covers(x, n0, S, "deviceIndexCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "deviceIndexCount");
+      if (n0 < 0 && x != 0 && v.pDeviceIndices == null) absent(v, S, "deviceIndexCount", x, "pDeviceIndices");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "deviceIndexCount");
+    }
     if ((x = v.splitInstanceBindRegionCount) !== undefined) {
       seen += u32(m, o + 32, x, S, "splitInstanceBindRegionCount");
       if (n1 >= 0) covers(x, n1, S, "splitInstanceBindRegionCount", f1);
-    } else if (n1 >= 0) u32(m, o + 32, n1, S, "splitInstanceBindRegionCount");
+      if (n1 < 0 && x != 0 && v.pSplitInstanceBindRegions == null) {
+        absent(v, S, "splitInstanceBindRegionCount", x, "pSplitInstanceBindRegions");
+      }
+    } else if (n1 >= 0) {
+      u32(m, o + 32, n1, S, "splitInstanceBindRegionCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -742,23 +758,44 @@ export function structs() {
     if ((x = v.waitSemaphoreCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "waitSemaphoreCount");
       if (n0 >= 0) covers(x, n0, S, "waitSemaphoreCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "waitSemaphoreCount");
+      if (n0 < 0 && x != 0 && v.pWaitSemaphores == null) {
+        absent(v, S, "waitSemaphoreCount", x, "pWaitSemaphores");
+      }
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "waitSemaphoreCount");
+    }
     if ((x = v.bufferBindCount) !== undefined) {
       seen += u32(m, o + 32, x, S, "bufferBindCount");
       if (n1 >= 0) covers(x, n1, S, "bufferBindCount", f1);
-    } else if (n1 >= 0) u32(m, o + 32, n1, S, "bufferBindCount");
+      if (n1 < 0 && x != 0 && v.pBufferBinds == null) absent(v, S, "bufferBindCount", x, "pBufferBinds");
+    } else if (n1 >= 0) {
+      u32(m, o + 32, n1, S, "bufferBindCount");
+    }
     if ((x = v.imageOpaqueBindCount) !== undefined) {
       seen += u32(m, o + 48, x, S, "imageOpaqueBindCount");
       if (n2 >= 0) covers(x, n2, S, "imageOpaqueBindCount", f2);
-    } else if (n2 >= 0) u32(m, o + 48, n2, S, "imageOpaqueBindCount");
+      if (n2 < 0 && x != 0 && v.pImageOpaqueBinds == null) {
+        absent(v, S, "imageOpaqueBindCount", x, "pImageOpaqueBinds");
+      }
+    } else if (n2 >= 0) {
+      u32(m, o + 48, n2, S, "imageOpaqueBindCount");
+    }
     if ((x = v.imageBindCount) !== undefined) {
       seen += u32(m, o + 64, x, S, "imageBindCount");
       if (n3 >= 0) covers(x, n3, S, "imageBindCount", f3);
-    } else if (n3 >= 0) u32(m, o + 64, n3, S, "imageBindCount");
+      if (n3 < 0 && x != 0 && v.pImageBinds == null) absent(v, S, "imageBindCount", x, "pImageBinds");
+    } else if (n3 >= 0) {
+      u32(m, o + 64, n3, S, "imageBindCount");
+    }
     if ((x = v.signalSemaphoreCount) !== undefined) {
       seen += u32(m, o + 80, x, S, "signalSemaphoreCount");
       if (n4 >= 0) covers(x, n4, S, "signalSemaphoreCount", f4);
-    } else if (n4 >= 0) u32(m, o + 80, n4, S, "signalSemaphoreCount");
+      if (n4 < 0 && x != 0 && v.pSignalSemaphores == null) {
+        absent(v, S, "signalSemaphoreCount", x, "pSignalSemaphores");
+      }
+    } else if (n4 >= 0) {
+      u32(m, o + 80, n4, S, "signalSemaphoreCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -828,7 +865,9 @@ export function structs() {
     if ((x = v.regionCount) !== undefined) {
       seen += u32(m, o + 44, x, S, "regionCount");
       if (n0 >= 0) covers(x, n0, S, "regionCount", f0);
-    } else if (n0 >= 0) u32(m, o + 44, n0, S, "regionCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 44, n0, S, "regionCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -927,7 +966,9 @@ export function structs() {
     if ((x = v.queueFamilyIndexCount) !== undefined) {
       seen += u32(m, o + 40, x, S, "queueFamilyIndexCount");
       if (n0 >= 0) covers(x, n0, S, "queueFamilyIndexCount", f0);
-    } else if (n0 >= 0) u32(m, o + 40, n0, S, "queueFamilyIndexCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 40, n0, S, "queueFamilyIndexCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -1517,7 +1558,12 @@ export function structs() {
     if ((x = v.colorAttachmentCount) !== undefined) {
       seen += u32(m, o + 24, x, S, "colorAttachmentCount");
       if (n0 >= 0) covers(x, n0, S, "colorAttachmentCount", f0);
-    } else if (n0 >= 0) u32(m, o + 24, n0, S, "colorAttachmentCount");
+      if (n0 < 0 && x != 0 && v.pColorAttachmentFormats == null) {
+        absent(v, S, "colorAttachmentCount", x, "pColorAttachmentFormats");
+      }
+    } else if (n0 >= 0) {
+      u32(m, o + 24, n0, S, "colorAttachmentCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -1781,7 +1827,9 @@ export function structs() {
     if ((x = v.regionCount) !== undefined) {
       seen += u32(m, o + 32, x, S, "regionCount");
       if (n0 >= 0) covers(x, n0, S, "regionCount", f0);
-    } else if (n0 >= 0) u32(m, o + 32, n0, S, "regionCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 32, n0, S, "regionCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -1843,7 +1891,9 @@ export function structs() {
     if ((x = v.regionCount) !== undefined) {
       seen += u32(m, o + 36, x, S, "regionCount");
       if (n0 >= 0) covers(x, n0, S, "regionCount", f0);
-    } else if (n0 >= 0) u32(m, o + 36, n0, S, "regionCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 36, n0, S, "regionCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -1946,7 +1996,9 @@ export function structs() {
     if ((x = v.regionCount) !== undefined) {
       seen += u32(m, o + 44, x, S, "regionCount");
       if (n0 >= 0) covers(x, n0, S, "regionCount", f0);
-    } else if (n0 >= 0) u32(m, o + 44, n0, S, "regionCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 44, n0, S, "regionCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -2010,7 +2062,9 @@ export function structs() {
     if ((x = v.regionCount) !== undefined) {
       seen += u32(m, o + 40, x, S, "regionCount");
       if (n0 >= 0) covers(x, n0, S, "regionCount", f0);
-    } else if (n0 >= 0) u32(m, o + 40, n0, S, "regionCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 40, n0, S, "regionCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -2075,7 +2129,9 @@ export function structs() {
     if ((x = v.regionCount) !== undefined) {
       seen += u32(m, o + 52, x, S, "regionCount");
       if (n0 >= 0) covers(x, n0, S, "regionCount", f0);
-    } else if (n0 >= 0) u32(m, o + 52, n0, S, "regionCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 52, n0, S, "regionCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -2139,7 +2195,9 @@ export function structs() {
     if ((x = v.regionCount) !== undefined) {
       seen += u32(m, o + 36, x, S, "regionCount");
       if (n0 >= 0) covers(x, n0, S, "regionCount", f0);
-    } else if (n0 >= 0) u32(m, o + 36, n0, S, "regionCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 36, n0, S, "regionCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -2201,7 +2259,9 @@ export function structs() {
     if ((x = v.regionCount) !== undefined) {
       seen += u32(m, o + 36, x, S, "regionCount");
       if (n0 >= 0) covers(x, n0, S, "regionCount", f0);
-    } else if (n0 >= 0) u32(m, o + 36, n0, S, "regionCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 36, n0, S, "regionCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -2312,15 +2372,30 @@ export function structs() {
     if ((x = v.memoryBarrierCount) !== undefined) {
       seen += u32(m, o + 20, x, S, "memoryBarrierCount");
       if (n0 >= 0) covers(x, n0, S, "memoryBarrierCount", f0);
-    } else if (n0 >= 0) u32(m, o + 20, n0, S, "memoryBarrierCount");
+      if (n0 < 0 && x != 0 && v.pMemoryBarriers == null) {
+        absent(v, S, "memoryBarrierCount", x, "pMemoryBarriers");
+      }
+    } else if (n0 >= 0) {
+      u32(m, o + 20, n0, S, "memoryBarrierCount");
+    }
     if ((x = v.bufferMemoryBarrierCount) !== undefined) {
       seen += u32(m, o + 32, x, S, "bufferMemoryBarrierCount");
       if (n1 >= 0) covers(x, n1, S, "bufferMemoryBarrierCount", f1);
-    } else if (n1 >= 0) u32(m, o + 32, n1, S, "bufferMemoryBarrierCount");
+      if (n1 < 0 && x != 0 && v.pBufferMemoryBarriers == null) {
+        absent(v, S, "bufferMemoryBarrierCount", x, "pBufferMemoryBarriers");
+      }
+    } else if (n1 >= 0) {
+      u32(m, o + 32, n1, S, "bufferMemoryBarrierCount");
+    }
     if ((x = v.imageMemoryBarrierCount) !== undefined) {
       seen += u32(m, o + 48, x, S, "imageMemoryBarrierCount");
       if (n2 >= 0) covers(x, n2, S, "imageMemoryBarrierCount", f2);
-    } else if (n2 >= 0) u32(m, o + 48, n2, S, "imageMemoryBarrierCount");
+      if (n2 < 0 && x != 0 && v.pImageMemoryBarriers == null) {
+        absent(v, S, "imageMemoryBarrierCount", x, "pImageMemoryBarriers");
+      }
+    } else if (n2 >= 0) {
+      u32(m, o + 48, n2, S, "imageMemoryBarrierCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -2424,7 +2499,10 @@ export function structs() {
     if ((x = v.poolSizeCount) !== undefined) {
       seen += u32(m, o + 24, x, S, "poolSizeCount");
       if (n0 >= 0) covers(x, n0, S, "poolSizeCount", f0);
-    } else if (n0 >= 0) u32(m, o + 24, n0, S, "poolSizeCount");
+      if (n0 < 0 && x != 0 && v.pPoolSizes == null) absent(v, S, "poolSizeCount", x, "pPoolSizes");
+    } else if (n0 >= 0) {
+      u32(m, o + 24, n0, S, "poolSizeCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -2514,7 +2592,9 @@ export function structs() {
     if ((x = v.descriptorSetCount) !== undefined) {
       seen += u32(m, o + 24, x, S, "descriptorSetCount");
       if (n0 >= 0) covers(x, n0, S, "descriptorSetCount", f0);
-    } else if (n0 >= 0) u32(m, o + 24, n0, S, "descriptorSetCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 24, n0, S, "descriptorSetCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -2552,7 +2632,9 @@ export function structs() {
     if ((x = v.descriptorCount) !== undefined) {
       seen += u32(m, o + 8, x, S, "descriptorCount");
       if (n0 >= 0) covers(x, n0, S, "descriptorCount", f0);
-    } else if (n0 >= 0) u32(m, o + 8, n0, S, "descriptorCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 8, n0, S, "descriptorCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -2593,7 +2675,10 @@ export function structs() {
     if ((x = v.bindingCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "bindingCount");
       if (n0 >= 0) covers(x, n0, S, "bindingCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "bindingCount");
+      if (n0 < 0 && x != 0 && v.pBindingFlags == null) absent(v, S, "bindingCount", x, "pBindingFlags");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "bindingCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -2649,7 +2734,10 @@ export function structs() {
     if ((x = v.bindingCount) !== undefined) {
       seen += u32(m, o + 20, x, S, "bindingCount");
       if (n0 >= 0) covers(x, n0, S, "bindingCount", f0);
-    } else if (n0 >= 0) u32(m, o + 20, n0, S, "bindingCount");
+      if (n0 < 0 && x != 0 && v.pBindings == null) absent(v, S, "bindingCount", x, "pBindings");
+    } else if (n0 >= 0) {
+      u32(m, o + 20, n0, S, "bindingCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -2715,7 +2803,12 @@ export function structs() {
     if ((x = v.descriptorSetCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "descriptorSetCount");
       if (n0 >= 0) covers(x, n0, S, "descriptorSetCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "descriptorSetCount");
+      if (n0 < 0 && x != 0 && v.pDescriptorCounts == null) {
+        absent(v, S, "descriptorSetCount", x, "pDescriptorCounts");
+      }
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "descriptorSetCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -2810,7 +2903,9 @@ export function structs() {
     if ((x = v.descriptorUpdateEntryCount) !== undefined) {
       seen += u32(m, o + 20, x, S, "descriptorUpdateEntryCount");
       if (n0 >= 0) covers(x, n0, S, "descriptorUpdateEntryCount", f0);
-    } else if (n0 >= 0) u32(m, o + 20, n0, S, "descriptorUpdateEntryCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 20, n0, S, "descriptorUpdateEntryCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -2985,15 +3080,27 @@ export function structs() {
     if ((x = v.queueCreateInfoCount) !== undefined) {
       seen += u32(m, o + 20, x, S, "queueCreateInfoCount");
       if (n0 >= 0) covers(x, n0, S, "queueCreateInfoCount", f0);
-    } else if (n0 >= 0) u32(m, o + 20, n0, S, "queueCreateInfoCount");
+      if (n0 < 0 && x != 0 && v.pQueueCreateInfos == null) {
+        absent(v, S, "queueCreateInfoCount", x, "pQueueCreateInfos");
+      }
+    } else if (n0 >= 0) {
+      u32(m, o + 20, n0, S, "queueCreateInfoCount");
+    }
     if ((x = v.enabledLayerCount) !== undefined) {
       seen += u32(m, o + 32, x, S, "enabledLayerCount");
       if (n1 >= 0) covers(x, n1, S, "enabledLayerCount", f1);
-    } else if (n1 >= 0) u32(m, o + 32, n1, S, "enabledLayerCount");
+    } else if (n1 >= 0) {
+      u32(m, o + 32, n1, S, "enabledLayerCount");
+    }
     if ((x = v.enabledExtensionCount) !== undefined) {
       seen += u32(m, o + 48, x, S, "enabledExtensionCount");
       if (n2 >= 0) covers(x, n2, S, "enabledExtensionCount", f2);
-    } else if (n2 >= 0) u32(m, o + 48, n2, S, "enabledExtensionCount");
+      if (n2 < 0 && x != 0 && v.ppEnabledExtensionNames == null) {
+        absent(v, S, "enabledExtensionCount", x, "ppEnabledExtensionNames");
+      }
+    } else if (n2 >= 0) {
+      u32(m, o + 48, n2, S, "enabledExtensionCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -3091,7 +3198,12 @@ export function structs() {
     if ((x = v.physicalDeviceCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "physicalDeviceCount");
       if (n0 >= 0) covers(x, n0, S, "physicalDeviceCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "physicalDeviceCount");
+      if (n0 < 0 && x != 0 && v.pPhysicalDevices == null) {
+        absent(v, S, "physicalDeviceCount", x, "pPhysicalDevices");
+      }
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "physicalDeviceCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -3147,7 +3259,12 @@ export function structs() {
     if ((x = v.deviceRenderAreaCount) !== undefined) {
       seen += u32(m, o + 20, x, S, "deviceRenderAreaCount");
       if (n0 >= 0) covers(x, n0, S, "deviceRenderAreaCount", f0);
-    } else if (n0 >= 0) u32(m, o + 20, n0, S, "deviceRenderAreaCount");
+      if (n0 < 0 && x != 0 && v.pDeviceRenderAreas == null) {
+        absent(v, S, "deviceRenderAreaCount", x, "pDeviceRenderAreas");
+      }
+    } else if (n0 >= 0) {
+      u32(m, o + 20, n0, S, "deviceRenderAreaCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -3212,15 +3329,30 @@ export function structs() {
     if ((x = v.waitSemaphoreCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "waitSemaphoreCount");
       if (n0 >= 0) covers(x, n0, S, "waitSemaphoreCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "waitSemaphoreCount");
+      if (n0 < 0 && x != 0 && v.pWaitSemaphoreDeviceIndices == null) {
+        absent(v, S, "waitSemaphoreCount", x, "pWaitSemaphoreDeviceIndices");
+      }
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "waitSemaphoreCount");
+    }
     if ((x = v.commandBufferCount) !== undefined) {
       seen += u32(m, o + 32, x, S, "commandBufferCount");
       if (n1 >= 0) covers(x, n1, S, "commandBufferCount", f1);
-    } else if (n1 >= 0) u32(m, o + 32, n1, S, "commandBufferCount");
+      if (n1 < 0 && x != 0 && v.pCommandBufferDeviceMasks == null) {
+        absent(v, S, "commandBufferCount", x, "pCommandBufferDeviceMasks");
+      }
+    } else if (n1 >= 0) {
+      u32(m, o + 32, n1, S, "commandBufferCount");
+    }
     if ((x = v.signalSemaphoreCount) !== undefined) {
       seen += u32(m, o + 48, x, S, "signalSemaphoreCount");
       if (n2 >= 0) covers(x, n2, S, "signalSemaphoreCount", f2);
-    } else if (n2 >= 0) u32(m, o + 48, n2, S, "signalSemaphoreCount");
+      if (n2 < 0 && x != 0 && v.pSignalSemaphoreDeviceIndices == null) {
+        absent(v, S, "signalSemaphoreCount", x, "pSignalSemaphoreDeviceIndices");
+      }
+    } else if (n2 >= 0) {
+      u32(m, o + 48, n2, S, "signalSemaphoreCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -3533,11 +3665,21 @@ export function structs() {
     if ((x = v.pipelineCacheCreateInfoCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "pipelineCacheCreateInfoCount");
       if (n0 >= 0) covers(x, n0, S, "pipelineCacheCreateInfoCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "pipelineCacheCreateInfoCount");
+      if (n0 < 0 && x != 0 && v.pPipelineCacheCreateInfos == null) {
+        absent(v, S, "pipelineCacheCreateInfoCount", x, "pPipelineCacheCreateInfos");
+      }
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "pipelineCacheCreateInfoCount");
+    }
     if ((x = v.pipelinePoolSizeCount) !== undefined) {
       seen += u32(m, o + 32, x, S, "pipelinePoolSizeCount");
       if (n1 >= 0) covers(x, n1, S, "pipelinePoolSizeCount", f1);
-    } else if (n1 >= 0) u32(m, o + 32, n1, S, "pipelinePoolSizeCount");
+      if (n1 < 0 && x != 0 && v.pPipelinePoolSizes == null) {
+        absent(v, S, "pipelinePoolSizeCount", x, "pPipelinePoolSizes");
+      }
+    } else if (n1 >= 0) {
+      u32(m, o + 32, n1, S, "pipelinePoolSizeCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -3645,7 +3787,9 @@ export function structs() {
     if ((x = v.queueCount) !== undefined) {
       seen += u32(m, o + 24, x, S, "queueCount");
       if (n0 >= 0) covers(x, n0, S, "queueCount", f0);
-    } else if (n0 >= 0) u32(m, o + 24, n0, S, "queueCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 24, n0, S, "queueCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -4182,7 +4326,9 @@ export function structs() {
     if ((x = v.faultCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "faultCount");
       if (n0 >= 0) covers(x, n0, S, "faultCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "faultCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "faultCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -4358,7 +4504,10 @@ export function structs() {
     if ((x = v.viewFormatCount) !== undefined) {
       seen += u32(m, o + 36, x, S, "viewFormatCount");
       if (n0 >= 0) covers(x, n0, S, "viewFormatCount", f0);
-    } else if (n0 >= 0) u32(m, o + 36, n0, S, "viewFormatCount");
+      if (n0 < 0 && x != 0 && v.pViewFormats == null) absent(v, S, "viewFormatCount", x, "pViewFormats");
+    } else if (n0 >= 0) {
+      u32(m, o + 36, n0, S, "viewFormatCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -4423,7 +4572,12 @@ export function structs() {
     if ((x = v.attachmentImageInfoCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "attachmentImageInfoCount");
       if (n0 >= 0) covers(x, n0, S, "attachmentImageInfoCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "attachmentImageInfoCount");
+      if (n0 < 0 && x != 0 && v.pAttachmentImageInfos == null) {
+        absent(v, S, "attachmentImageInfoCount", x, "pAttachmentImageInfos");
+      }
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "attachmentImageInfoCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -4469,7 +4623,9 @@ export function structs() {
     if ((x = v.attachmentCount) !== undefined) {
       seen += u32(m, o + 32, x, S, "attachmentCount");
       if (n0 >= 0) covers(x, n0, S, "attachmentCount", f0);
-    } else if (n0 >= 0) u32(m, o + 32, n0, S, "attachmentCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 32, n0, S, "attachmentCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -4750,7 +4906,9 @@ export function structs() {
     if ((x = v.stageCount) !== undefined) {
       seen += u32(m, o + 20, x, S, "stageCount");
       if (n0 >= 0) covers(x, n0, S, "stageCount", f0);
-    } else if (n0 >= 0) u32(m, o + 20, n0, S, "stageCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 20, n0, S, "stageCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -5067,7 +5225,9 @@ export function structs() {
     if ((x = v.queueFamilyIndexCount) !== undefined) {
       seen += u32(m, o + 64, x, S, "queueFamilyIndexCount");
       if (n0 >= 0) covers(x, n0, S, "queueFamilyIndexCount", f0);
-    } else if (n0 >= 0) u32(m, o + 64, n0, S, "queueFamilyIndexCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 64, n0, S, "queueFamilyIndexCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -5118,7 +5278,10 @@ export function structs() {
     if ((x = v.viewFormatCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "viewFormatCount");
       if (n0 >= 0) covers(x, n0, S, "viewFormatCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "viewFormatCount");
+      if (n0 < 0 && x != 0 && v.pViewFormats == null) absent(v, S, "viewFormatCount", x, "pViewFormats");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "viewFormatCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -5778,11 +5941,21 @@ export function structs() {
     if ((x = v.enabledLayerCount) !== undefined) {
       seen += u32(m, o + 32, x, S, "enabledLayerCount");
       if (n0 >= 0) covers(x, n0, S, "enabledLayerCount", f0);
-    } else if (n0 >= 0) u32(m, o + 32, n0, S, "enabledLayerCount");
+      if (n0 < 0 && x != 0 && v.ppEnabledLayerNames == null) {
+        absent(v, S, "enabledLayerCount", x, "ppEnabledLayerNames");
+      }
+    } else if (n0 >= 0) {
+      u32(m, o + 32, n0, S, "enabledLayerCount");
+    }
     if ((x = v.enabledExtensionCount) !== undefined) {
       seen += u32(m, o + 48, x, S, "enabledExtensionCount");
       if (n1 >= 0) covers(x, n1, S, "enabledExtensionCount", f1);
-    } else if (n1 >= 0) u32(m, o + 48, n1, S, "enabledExtensionCount");
+      if (n1 < 0 && x != 0 && v.ppEnabledExtensionNames == null) {
+        absent(v, S, "enabledExtensionCount", x, "ppEnabledExtensionNames");
+      }
+    } else if (n1 >= 0) {
+      u32(m, o + 48, n1, S, "enabledExtensionCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -7260,11 +7433,15 @@ export function structs() {
     if ((x = v.copySrcLayoutCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "copySrcLayoutCount");
       if (n0 >= 0) covers(x, n0, S, "copySrcLayoutCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "copySrcLayoutCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "copySrcLayoutCount");
+    }
     if ((x = v.copyDstLayoutCount) !== undefined) {
       seen += u32(m, o + 32, x, S, "copyDstLayoutCount");
       if (n1 >= 0) covers(x, n1, S, "copyDstLayoutCount", f1);
-    } else if (n1 >= 0) u32(m, o + 32, n1, S, "copyDstLayoutCount");
+    } else if (n1 >= 0) {
+      u32(m, o + 32, n1, S, "copyDstLayoutCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -10683,11 +10860,15 @@ export function structs() {
     if ((x = v.copySrcLayoutCount) !== undefined) {
       seen += u32(m, o + 92, x, S, "copySrcLayoutCount");
       if (n0 >= 0) covers(x, n0, S, "copySrcLayoutCount", f0);
-    } else if (n0 >= 0) u32(m, o + 92, n0, S, "copySrcLayoutCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 92, n0, S, "copySrcLayoutCount");
+    }
     if ((x = v.copyDstLayoutCount) !== undefined) {
       seen += u32(m, o + 104, x, S, "copyDstLayoutCount");
       if (n1 >= 0) covers(x, n1, S, "copyDstLayoutCount", f1);
-    } else if (n1 >= 0) u32(m, o + 104, n1, S, "copyDstLayoutCount");
+    } else if (n1 >= 0) {
+      u32(m, o + 104, n1, S, "copyDstLayoutCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -10921,7 +11102,10 @@ export function structs() {
     if ((x = v.initialDataSize) !== undefined) {
       seen += put64(m, o + 24, x, S, "initialDataSize");
       if (n0 >= 0) covers(x, n0, S, "initialDataSize", f0);
-    } else if (n0 >= 0) put64(m, o + 24, n0, S, "initialDataSize");
+      if (n0 < 0 && x != 0 && v.pInitialData == null) absent(v, S, "initialDataSize", x, "pInitialData");
+    } else if (n0 >= 0) {
+      put64(m, o + 24, n0, S, "initialDataSize");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -11125,7 +11309,9 @@ export function structs() {
     if ((x = v.attachmentCount) !== undefined) {
       seen += u32(m, o + 28, x, S, "attachmentCount");
       if (n0 >= 0) covers(x, n0, S, "attachmentCount", f0);
-    } else if (n0 >= 0) u32(m, o + 28, n0, S, "attachmentCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 28, n0, S, "attachmentCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -11260,7 +11446,12 @@ export function structs() {
     if ((x = v.pipelineStageCreationFeedbackCount) !== undefined) {
       seen += u32(m, o + 24, x, S, "pipelineStageCreationFeedbackCount");
       if (n0 >= 0) covers(x, n0, S, "pipelineStageCreationFeedbackCount", f0);
-    } else if (n0 >= 0) u32(m, o + 24, n0, S, "pipelineStageCreationFeedbackCount");
+      if (n0 < 0 && x != 0 && v.pPipelineStageCreationFeedbacks == null) {
+        absent(v, S, "pipelineStageCreationFeedbackCount", x, "pPipelineStageCreationFeedbacks");
+      }
+    } else if (n0 >= 0) {
+      u32(m, o + 24, n0, S, "pipelineStageCreationFeedbackCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -11353,7 +11544,12 @@ export function structs() {
     if ((x = v.dynamicStateCount) !== undefined) {
       seen += u32(m, o + 20, x, S, "dynamicStateCount");
       if (n0 >= 0) covers(x, n0, S, "dynamicStateCount", f0);
-    } else if (n0 >= 0) u32(m, o + 20, n0, S, "dynamicStateCount");
+      if (n0 < 0 && x != 0 && v.pDynamicStates == null) {
+        absent(v, S, "dynamicStateCount", x, "pDynamicStates");
+      }
+    } else if (n0 >= 0) {
+      u32(m, o + 20, n0, S, "dynamicStateCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -11450,11 +11646,19 @@ export function structs() {
     if ((x = v.setLayoutCount) !== undefined) {
       seen += u32(m, o + 20, x, S, "setLayoutCount");
       if (n0 >= 0) covers(x, n0, S, "setLayoutCount", f0);
-    } else if (n0 >= 0) u32(m, o + 20, n0, S, "setLayoutCount");
+      if (n0 < 0 && x != 0 && v.pSetLayouts == null) absent(v, S, "setLayoutCount", x, "pSetLayouts");
+    } else if (n0 >= 0) {
+      u32(m, o + 20, n0, S, "setLayoutCount");
+    }
     if ((x = v.pushConstantRangeCount) !== undefined) {
       seen += u32(m, o + 32, x, S, "pushConstantRangeCount");
       if (n1 >= 0) covers(x, n1, S, "pushConstantRangeCount", f1);
-    } else if (n1 >= 0) u32(m, o + 32, n1, S, "pushConstantRangeCount");
+      if (n1 < 0 && x != 0 && v.pPushConstantRanges == null) {
+        absent(v, S, "pushConstantRangeCount", x, "pPushConstantRanges");
+      }
+    } else if (n1 >= 0) {
+      u32(m, o + 32, n1, S, "pushConstantRangeCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -11502,7 +11706,9 @@ export function structs() {
     if ((x = v.rasterizationSamples) !== undefined) {
       seen += u32(m, o + 20, x, S, "rasterizationSamples");
       if (n0 >= 0) covers(x, n0, S, "rasterizationSamples", f0);
-    } else if (n0 >= 0) u32(m, o + 20, n0, S, "rasterizationSamples");
+    } else if (n0 >= 0) {
+      u32(m, o + 20, n0, S, "rasterizationSamples");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -11689,7 +11895,9 @@ export function structs() {
     if ((x = v.colorAttachmentCount) !== undefined) {
       seen += u32(m, o + 20, x, S, "colorAttachmentCount");
       if (n0 >= 0) covers(x, n0, S, "colorAttachmentCount", f0);
-    } else if (n0 >= 0) u32(m, o + 20, n0, S, "colorAttachmentCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 20, n0, S, "colorAttachmentCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -11917,7 +12125,9 @@ export function structs() {
     if ((x = v.vertexBindingDivisorCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "vertexBindingDivisorCount");
       if (n0 >= 0) covers(x, n0, S, "vertexBindingDivisorCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "vertexBindingDivisorCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "vertexBindingDivisorCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -12013,11 +12223,21 @@ export function structs() {
     if ((x = v.vertexBindingDescriptionCount) !== undefined) {
       seen += u32(m, o + 20, x, S, "vertexBindingDescriptionCount");
       if (n0 >= 0) covers(x, n0, S, "vertexBindingDescriptionCount", f0);
-    } else if (n0 >= 0) u32(m, o + 20, n0, S, "vertexBindingDescriptionCount");
+      if (n0 < 0 && x != 0 && v.pVertexBindingDescriptions == null) {
+        absent(v, S, "vertexBindingDescriptionCount", x, "pVertexBindingDescriptions");
+      }
+    } else if (n0 >= 0) {
+      u32(m, o + 20, n0, S, "vertexBindingDescriptionCount");
+    }
     if ((x = v.vertexAttributeDescriptionCount) !== undefined) {
       seen += u32(m, o + 32, x, S, "vertexAttributeDescriptionCount");
       if (n1 >= 0) covers(x, n1, S, "vertexAttributeDescriptionCount", f1);
-    } else if (n1 >= 0) u32(m, o + 32, n1, S, "vertexAttributeDescriptionCount");
+      if (n1 < 0 && x != 0 && v.pVertexAttributeDescriptions == null) {
+        absent(v, S, "vertexAttributeDescriptionCount", x, "pVertexAttributeDescriptions");
+      }
+    } else if (n1 >= 0) {
+      u32(m, o + 32, n1, S, "vertexAttributeDescriptionCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -12102,11 +12322,15 @@ export function structs() {
     if ((x = v.viewportCount) !== undefined) {
       seen += u32(m, o + 20, x, S, "viewportCount");
       if (n0 >= 0) covers(x, n0, S, "viewportCount", f0);
-    } else if (n0 >= 0) u32(m, o + 20, n0, S, "viewportCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 20, n0, S, "viewportCount");
+    }
     if ((x = v.scissorCount) !== undefined) {
       seen += u32(m, o + 32, x, S, "scissorCount");
       if (n1 >= 0) covers(x, n1, S, "scissorCount", f1);
-    } else if (n1 >= 0) u32(m, o + 32, n1, S, "scissorCount");
+    } else if (n1 >= 0) {
+      u32(m, o + 32, n1, S, "scissorCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -12223,7 +12447,9 @@ export function structs() {
     if ((x = v.size) !== undefined) {
       seen += u32(m, o + 32, x, S, "size");
       if (n0 >= 0) covers(x, n0, S, "size", f0);
-    } else if (n0 >= 0) u32(m, o + 32, n0, S, "size");
+    } else if (n0 >= 0) {
+      u32(m, o + 32, n0, S, "size");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -12284,7 +12510,9 @@ export function structs() {
     if ((x = v.descriptorWriteCount) !== undefined) {
       seen += u32(m, o + 36, x, S, "descriptorWriteCount");
       if (n0 >= 0) covers(x, n0, S, "descriptorWriteCount", f0);
-    } else if (n0 >= 0) u32(m, o + 36, n0, S, "descriptorWriteCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 36, n0, S, "descriptorWriteCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -12507,7 +12735,10 @@ export function structs() {
     if ((x = v.attachmentCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "attachmentCount");
       if (n0 >= 0) covers(x, n0, S, "attachmentCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "attachmentCount");
+      if (n0 < 0 && x != 0 && v.pAttachments == null) absent(v, S, "attachmentCount", x, "pAttachments");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "attachmentCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -12571,7 +12802,9 @@ export function structs() {
     if ((x = v.clearValueCount) !== undefined) {
       seen += u32(m, o + 48, x, S, "clearValueCount");
       if (n0 >= 0) covers(x, n0, S, "clearValueCount", f0);
-    } else if (n0 >= 0) u32(m, o + 48, n0, S, "clearValueCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 48, n0, S, "clearValueCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -12682,15 +12915,23 @@ export function structs() {
     if ((x = v.attachmentCount) !== undefined) {
       seen += u32(m, o + 20, x, S, "attachmentCount");
       if (n0 >= 0) covers(x, n0, S, "attachmentCount", f0);
-    } else if (n0 >= 0) u32(m, o + 20, n0, S, "attachmentCount");
+      if (n0 < 0 && x != 0 && v.pAttachments == null) absent(v, S, "attachmentCount", x, "pAttachments");
+    } else if (n0 >= 0) {
+      u32(m, o + 20, n0, S, "attachmentCount");
+    }
     if ((x = v.subpassCount) !== undefined) {
       seen += u32(m, o + 32, x, S, "subpassCount");
       if (n1 >= 0) covers(x, n1, S, "subpassCount", f1);
-    } else if (n1 >= 0) u32(m, o + 32, n1, S, "subpassCount");
+    } else if (n1 >= 0) {
+      u32(m, o + 32, n1, S, "subpassCount");
+    }
     if ((x = v.dependencyCount) !== undefined) {
       seen += u32(m, o + 48, x, S, "dependencyCount");
       if (n2 >= 0) covers(x, n2, S, "dependencyCount", f2);
-    } else if (n2 >= 0) u32(m, o + 48, n2, S, "dependencyCount");
+      if (n2 < 0 && x != 0 && v.pDependencies == null) absent(v, S, "dependencyCount", x, "pDependencies");
+    } else if (n2 >= 0) {
+      u32(m, o + 48, n2, S, "dependencyCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -12814,19 +13055,32 @@ export function structs() {
     if ((x = v.attachmentCount) !== undefined) {
       seen += u32(m, o + 20, x, S, "attachmentCount");
       if (n0 >= 0) covers(x, n0, S, "attachmentCount", f0);
-    } else if (n0 >= 0) u32(m, o + 20, n0, S, "attachmentCount");
+      if (n0 < 0 && x != 0 && v.pAttachments == null) absent(v, S, "attachmentCount", x, "pAttachments");
+    } else if (n0 >= 0) {
+      u32(m, o + 20, n0, S, "attachmentCount");
+    }
     if ((x = v.subpassCount) !== undefined) {
       seen += u32(m, o + 32, x, S, "subpassCount");
       if (n1 >= 0) covers(x, n1, S, "subpassCount", f1);
-    } else if (n1 >= 0) u32(m, o + 32, n1, S, "subpassCount");
+    } else if (n1 >= 0) {
+      u32(m, o + 32, n1, S, "subpassCount");
+    }
     if ((x = v.dependencyCount) !== undefined) {
       seen += u32(m, o + 48, x, S, "dependencyCount");
       if (n2 >= 0) covers(x, n2, S, "dependencyCount", f2);
-    } else if (n2 >= 0) u32(m, o + 48, n2, S, "dependencyCount");
+      if (n2 < 0 && x != 0 && v.pDependencies == null) absent(v, S, "dependencyCount", x, "pDependencies");
+    } else if (n2 >= 0) {
+      u32(m, o + 48, n2, S, "dependencyCount");
+    }
     if ((x = v.correlatedViewMaskCount) !== undefined) {
       seen += u32(m, o + 64, x, S, "correlatedViewMaskCount");
       if (n3 >= 0) covers(x, n3, S, "correlatedViewMaskCount", f3);
-    } else if (n3 >= 0) u32(m, o + 64, n3, S, "correlatedViewMaskCount");
+      if (n3 < 0 && x != 0 && v.pCorrelatedViewMasks == null) {
+        absent(v, S, "correlatedViewMaskCount", x, "pCorrelatedViewMasks");
+      }
+    } else if (n3 >= 0) {
+      u32(m, o + 64, n3, S, "correlatedViewMaskCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -12888,7 +13142,9 @@ export function structs() {
     if ((x = v.aspectReferenceCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "aspectReferenceCount");
       if (n0 >= 0) covers(x, n0, S, "aspectReferenceCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "aspectReferenceCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "aspectReferenceCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -12950,15 +13206,26 @@ export function structs() {
     if ((x = v.subpassCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "subpassCount");
       if (n0 >= 0) covers(x, n0, S, "subpassCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "subpassCount");
+      if (n0 < 0 && x != 0 && v.pViewMasks == null) absent(v, S, "subpassCount", x, "pViewMasks");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "subpassCount");
+    }
     if ((x = v.dependencyCount) !== undefined) {
       seen += u32(m, o + 32, x, S, "dependencyCount");
       if (n1 >= 0) covers(x, n1, S, "dependencyCount", f1);
-    } else if (n1 >= 0) u32(m, o + 32, n1, S, "dependencyCount");
+      if (n1 < 0 && x != 0 && v.pViewOffsets == null) absent(v, S, "dependencyCount", x, "pViewOffsets");
+    } else if (n1 >= 0) {
+      u32(m, o + 32, n1, S, "dependencyCount");
+    }
     if ((x = v.correlationMaskCount) !== undefined) {
       seen += u32(m, o + 48, x, S, "correlationMaskCount");
       if (n2 >= 0) covers(x, n2, S, "correlationMaskCount", f2);
-    } else if (n2 >= 0) u32(m, o + 48, n2, S, "correlationMaskCount");
+      if (n2 < 0 && x != 0 && v.pCorrelationMasks == null) {
+        absent(v, S, "correlationMaskCount", x, "pCorrelationMasks");
+      }
+    } else if (n2 >= 0) {
+      u32(m, o + 48, n2, S, "correlationMaskCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -13007,7 +13274,9 @@ export function structs() {
     if ((x = v.colorAttachmentCount) !== undefined) {
       seen += u32(m, o + 20, x, S, "colorAttachmentCount");
       if (n0 >= 0) covers(x, n0, S, "colorAttachmentCount", f0);
-    } else if (n0 >= 0) u32(m, o + 20, n0, S, "colorAttachmentCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 20, n0, S, "colorAttachmentCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -13093,7 +13362,9 @@ export function structs() {
     if ((x = v.colorAttachmentCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "colorAttachmentCount");
       if (n0 >= 0) covers(x, n0, S, "colorAttachmentCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "colorAttachmentCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "colorAttachmentCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -13196,7 +13467,12 @@ export function structs() {
     if ((x = v.colorAttachmentCount) !== undefined) {
       seen += u32(m, o + 44, x, S, "colorAttachmentCount");
       if (n0 >= 0) covers(x, n0, S, "colorAttachmentCount", f0);
-    } else if (n0 >= 0) u32(m, o + 44, n0, S, "colorAttachmentCount");
+      if (n0 < 0 && x != 0 && v.pColorAttachments == null) {
+        absent(v, S, "colorAttachmentCount", x, "pColorAttachments");
+      }
+    } else if (n0 >= 0) {
+      u32(m, o + 44, n0, S, "colorAttachmentCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -13252,7 +13528,9 @@ export function structs() {
     if ((x = v.colorAttachmentCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "colorAttachmentCount");
       if (n0 >= 0) covers(x, n0, S, "colorAttachmentCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "colorAttachmentCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "colorAttachmentCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -13315,7 +13593,9 @@ export function structs() {
     if ((x = v.regionCount) !== undefined) {
       seen += u32(m, o + 44, x, S, "regionCount");
       if (n0 >= 0) covers(x, n0, S, "regionCount", f0);
-    } else if (n0 >= 0) u32(m, o + 44, n0, S, "regionCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 44, n0, S, "regionCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -13662,7 +13942,9 @@ export function structs() {
     if ((x = v.semaphoreCount) !== undefined) {
       seen += u32(m, o + 20, x, S, "semaphoreCount");
       if (n0 >= 0) covers(x, n0, S, "semaphoreCount", f0);
-    } else if (n0 >= 0) u32(m, o + 20, n0, S, "semaphoreCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 20, n0, S, "semaphoreCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -13705,7 +13987,9 @@ export function structs() {
     if ((x = v.codeSize) !== undefined) {
       seen += put64(m, o + 24, x, S, "codeSize");
       if (n0 >= 0) covers(x, n0, S, "codeSize", f0);
-    } else if (n0 >= 0) put64(m, o + 24, n0, S, "codeSize");
+    } else if (n0 >= 0) {
+      put64(m, o + 24, n0, S, "codeSize");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -13757,7 +14041,9 @@ export function structs() {
     if ((x = v.bindCount) !== undefined) {
       seen += u32(m, o + 8, x, S, "bindCount");
       if (n0 >= 0) covers(x, n0, S, "bindCount", f0);
-    } else if (n0 >= 0) u32(m, o + 8, n0, S, "bindCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 8, n0, S, "bindCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -13900,7 +14186,9 @@ export function structs() {
     if ((x = v.bindCount) !== undefined) {
       seen += u32(m, o + 8, x, S, "bindCount");
       if (n0 >= 0) covers(x, n0, S, "bindCount", f0);
-    } else if (n0 >= 0) u32(m, o + 8, n0, S, "bindCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 8, n0, S, "bindCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -14008,7 +14296,9 @@ export function structs() {
     if ((x = v.bindCount) !== undefined) {
       seen += u32(m, o + 8, x, S, "bindCount");
       if (n0 >= 0) covers(x, n0, S, "bindCount", f0);
-    } else if (n0 >= 0) u32(m, o + 8, n0, S, "bindCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 8, n0, S, "bindCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -14092,11 +14382,17 @@ export function structs() {
     if ((x = v.mapEntryCount) !== undefined) {
       seen += u32(m, o, x, S, "mapEntryCount");
       if (n0 >= 0) covers(x, n0, S, "mapEntryCount", f0);
-    } else if (n0 >= 0) u32(m, o, n0, S, "mapEntryCount");
+      if (n0 < 0 && x != 0 && v.pMapEntries == null) absent(v, S, "mapEntryCount", x, "pMapEntries");
+    } else if (n0 >= 0) {
+      u32(m, o, n0, S, "mapEntryCount");
+    }
     if ((x = v.dataSize) !== undefined) {
       seen += put64(m, o + 16, x, S, "dataSize");
       if (n1 >= 0) covers(x, n1, S, "dataSize", f1);
-    } else if (n1 >= 0) put64(m, o + 16, n1, S, "dataSize");
+      if (n1 < 0 && x != 0 && v.pData == null) absent(v, S, "dataSize", x, "pData");
+    } else if (n1 >= 0) {
+      put64(m, o + 16, n1, S, "dataSize");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -14218,15 +14514,45 @@ export function structs() {
     if ((x = v.waitSemaphoreCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "waitSemaphoreCount");
       if (n0 >= 0) covers(x, n0, S, "waitSemaphoreCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "waitSemaphoreCount");
+      if (x != 0 && (v.pWaitSemaphores == null || v.pWaitDstStageMask == null)) {
+        absent(
+          v,
+          S,
+          "waitSemaphoreCount",
+          x,
+          ["pWaitSemaphores", "pWaitDstStageMask"].find((a) => v[a] == null),
+        );
+      }
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "waitSemaphoreCount");
+      if (n0 != 0 && (v.pWaitSemaphores == null || v.pWaitDstStageMask == null)) {
+        absent(
+          v,
+          S,
+          "waitSemaphoreCount",
+          n0,
+          ["pWaitSemaphores", "pWaitDstStageMask"].find((a) => v[a] == null),
+        );
+      }
+    }
     if ((x = v.commandBufferCount) !== undefined) {
       seen += u32(m, o + 40, x, S, "commandBufferCount");
       if (n1 >= 0) covers(x, n1, S, "commandBufferCount", f1);
-    } else if (n1 >= 0) u32(m, o + 40, n1, S, "commandBufferCount");
+      if (n1 < 0 && x != 0 && v.pCommandBuffers == null) {
+        absent(v, S, "commandBufferCount", x, "pCommandBuffers");
+      }
+    } else if (n1 >= 0) {
+      u32(m, o + 40, n1, S, "commandBufferCount");
+    }
     if ((x = v.signalSemaphoreCount) !== undefined) {
       seen += u32(m, o + 56, x, S, "signalSemaphoreCount");
       if (n2 >= 0) covers(x, n2, S, "signalSemaphoreCount", f2);
-    } else if (n2 >= 0) u32(m, o + 56, n2, S, "signalSemaphoreCount");
+      if (n2 < 0 && x != 0 && v.pSignalSemaphores == null) {
+        absent(v, S, "signalSemaphoreCount", x, "pSignalSemaphores");
+      }
+    } else if (n2 >= 0) {
+      u32(m, o + 56, n2, S, "signalSemaphoreCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -14339,15 +14665,30 @@ export function structs() {
     if ((x = v.waitSemaphoreInfoCount) !== undefined) {
       seen += u32(m, o + 20, x, S, "waitSemaphoreInfoCount");
       if (n0 >= 0) covers(x, n0, S, "waitSemaphoreInfoCount", f0);
-    } else if (n0 >= 0) u32(m, o + 20, n0, S, "waitSemaphoreInfoCount");
+      if (n0 < 0 && x != 0 && v.pWaitSemaphoreInfos == null) {
+        absent(v, S, "waitSemaphoreInfoCount", x, "pWaitSemaphoreInfos");
+      }
+    } else if (n0 >= 0) {
+      u32(m, o + 20, n0, S, "waitSemaphoreInfoCount");
+    }
     if ((x = v.commandBufferInfoCount) !== undefined) {
       seen += u32(m, o + 32, x, S, "commandBufferInfoCount");
       if (n1 >= 0) covers(x, n1, S, "commandBufferInfoCount", f1);
-    } else if (n1 >= 0) u32(m, o + 32, n1, S, "commandBufferInfoCount");
+      if (n1 < 0 && x != 0 && v.pCommandBufferInfos == null) {
+        absent(v, S, "commandBufferInfoCount", x, "pCommandBufferInfos");
+      }
+    } else if (n1 >= 0) {
+      u32(m, o + 32, n1, S, "commandBufferInfoCount");
+    }
     if ((x = v.signalSemaphoreInfoCount) !== undefined) {
       seen += u32(m, o + 48, x, S, "signalSemaphoreInfoCount");
       if (n2 >= 0) covers(x, n2, S, "signalSemaphoreInfoCount", f2);
-    } else if (n2 >= 0) u32(m, o + 48, n2, S, "signalSemaphoreInfoCount");
+      if (n2 < 0 && x != 0 && v.pSignalSemaphoreInfos == null) {
+        absent(v, S, "signalSemaphoreInfoCount", x, "pSignalSemaphoreInfos");
+      }
+    } else if (n2 >= 0) {
+      u32(m, o + 48, n2, S, "signalSemaphoreInfoCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -14578,15 +14919,31 @@ export function structs() {
     if ((x = v.inputAttachmentCount) !== undefined) {
       seen += u32(m, o + 8, x, S, "inputAttachmentCount");
       if (n0 >= 0) covers(x, n0, S, "inputAttachmentCount", f0);
-    } else if (n0 >= 0) u32(m, o + 8, n0, S, "inputAttachmentCount");
+      if (n0 < 0 && x != 0 && v.pInputAttachments == null) {
+        absent(v, S, "inputAttachmentCount", x, "pInputAttachments");
+      }
+    } else if (n0 >= 0) {
+      u32(m, o + 8, n0, S, "inputAttachmentCount");
+    }
     if ((x = v.colorAttachmentCount) !== undefined) {
       seen += u32(m, o + 24, x, S, "colorAttachmentCount");
       if (n1 >= 0) covers(x, n1, S, "colorAttachmentCount", f1);
-    } else if (n1 >= 0) u32(m, o + 24, n1, S, "colorAttachmentCount");
+      if (x != 0 && v.pColorAttachments == null) absent(v, S, "colorAttachmentCount", x, "pColorAttachments");
+    } else if (n1 >= 0) {
+      u32(m, o + 24, n1, S, "colorAttachmentCount");
+      if (n1 != 0 && v.pColorAttachments == null) {
+        absent(v, S, "colorAttachmentCount", n1, "pColorAttachments");
+      }
+    }
     if ((x = v.preserveAttachmentCount) !== undefined) {
       seen += u32(m, o + 56, x, S, "preserveAttachmentCount");
       if (n2 >= 0) covers(x, n2, S, "preserveAttachmentCount", f2);
-    } else if (n2 >= 0) u32(m, o + 56, n2, S, "preserveAttachmentCount");
+      if (n2 < 0 && x != 0 && v.pPreserveAttachments == null) {
+        absent(v, S, "preserveAttachmentCount", x, "pPreserveAttachments");
+      }
+    } else if (n2 >= 0) {
+      u32(m, o + 56, n2, S, "preserveAttachmentCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -14732,15 +15089,31 @@ export function structs() {
     if ((x = v.inputAttachmentCount) !== undefined) {
       seen += u32(m, o + 28, x, S, "inputAttachmentCount");
       if (n0 >= 0) covers(x, n0, S, "inputAttachmentCount", f0);
-    } else if (n0 >= 0) u32(m, o + 28, n0, S, "inputAttachmentCount");
+      if (n0 < 0 && x != 0 && v.pInputAttachments == null) {
+        absent(v, S, "inputAttachmentCount", x, "pInputAttachments");
+      }
+    } else if (n0 >= 0) {
+      u32(m, o + 28, n0, S, "inputAttachmentCount");
+    }
     if ((x = v.colorAttachmentCount) !== undefined) {
       seen += u32(m, o + 40, x, S, "colorAttachmentCount");
       if (n1 >= 0) covers(x, n1, S, "colorAttachmentCount", f1);
-    } else if (n1 >= 0) u32(m, o + 40, n1, S, "colorAttachmentCount");
+      if (x != 0 && v.pColorAttachments == null) absent(v, S, "colorAttachmentCount", x, "pColorAttachments");
+    } else if (n1 >= 0) {
+      u32(m, o + 40, n1, S, "colorAttachmentCount");
+      if (n1 != 0 && v.pColorAttachments == null) {
+        absent(v, S, "colorAttachmentCount", n1, "pColorAttachments");
+      }
+    }
     if ((x = v.preserveAttachmentCount) !== undefined) {
       seen += u32(m, o + 72, x, S, "preserveAttachmentCount");
       if (n2 >= 0) covers(x, n2, S, "preserveAttachmentCount", f2);
-    } else if (n2 >= 0) u32(m, o + 72, n2, S, "preserveAttachmentCount");
+      if (n2 < 0 && x != 0 && v.pPreserveAttachments == null) {
+        absent(v, S, "preserveAttachmentCount", x, "pPreserveAttachments");
+      }
+    } else if (n2 >= 0) {
+      u32(m, o + 72, n2, S, "preserveAttachmentCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -14957,11 +15330,15 @@ export function structs() {
     if ((x = v.waitSemaphoreValueCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "waitSemaphoreValueCount");
       if (n0 >= 0) covers(x, n0, S, "waitSemaphoreValueCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "waitSemaphoreValueCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "waitSemaphoreValueCount");
+    }
     if ((x = v.signalSemaphoreValueCount) !== undefined) {
       seen += u32(m, o + 32, x, S, "signalSemaphoreValueCount");
       if (n1 >= 0) covers(x, n1, S, "signalSemaphoreValueCount", f1);
-    } else if (n1 >= 0) u32(m, o + 32, n1, S, "signalSemaphoreValueCount");
+    } else if (n1 >= 0) {
+      u32(m, o + 32, n1, S, "signalSemaphoreValueCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -15147,7 +15524,9 @@ export function structs() {
     if ((x = v.descriptorCount) !== undefined) {
       seen += u32(m, o + 32, x, S, "descriptorCount");
       if (n0 >= 0) covers(x, n0, S, "descriptorCount", f0);
-    } else if (n0 >= 0) u32(m, o + 32, n0, S, "descriptorCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 32, n0, S, "descriptorCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -15193,7 +15572,9 @@ export function structs() {
     if ((x = v.dataSize) !== undefined) {
       seen += u32(m, o + 16, x, S, "dataSize");
       if (n0 >= 0) covers(x, n0, S, "dataSize", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "dataSize");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "dataSize");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);

@@ -9,6 +9,7 @@
  */
 
 import {
+  absent,
   array,
   badValue,
   bool,
@@ -134,7 +135,9 @@ export function structs() {
     if ((x = v.usageCountsCount) !== undefined) {
       seen += u32(m, o + 44, x, S, "usageCountsCount");
       if (n0 >= 0) covers(x, n0, S, "usageCountsCount", f0);
-    } else if (n0 >= 0) u32(m, o + 44, n0, S, "usageCountsCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 44, n0, S, "usageCountsCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -815,7 +818,9 @@ export function structs() {
     if ((x = v.colorAttachmentCount) !== undefined) {
       seen += u32(m, o + 20, x, S, "colorAttachmentCount");
       if (n0 >= 0) covers(x, n0, S, "colorAttachmentCount", f0);
-    } else if (n0 >= 0) u32(m, o + 20, n0, S, "colorAttachmentCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 20, n0, S, "colorAttachmentCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -926,7 +931,9 @@ export function structs() {
     if ((x = v.tagSize) !== undefined) {
       seen += put64(m, o + 40, x, S, "tagSize");
       if (n0 >= 0) covers(x, n0, S, "tagSize", f0);
-    } else if (n0 >= 0) put64(m, o + 40, n0, S, "tagSize");
+    } else if (n0 >= 0) {
+      put64(m, o + 40, n0, S, "tagSize");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -1111,15 +1118,24 @@ export function structs() {
     if ((x = v.queueLabelCount) !== undefined) {
       seen += u32(m, o + 48, x, S, "queueLabelCount");
       if (n0 >= 0) covers(x, n0, S, "queueLabelCount", f0);
-    } else if (n0 >= 0) u32(m, o + 48, n0, S, "queueLabelCount");
+      if (n0 < 0 && x != 0 && v.pQueueLabels == null) absent(v, S, "queueLabelCount", x, "pQueueLabels");
+    } else if (n0 >= 0) {
+      u32(m, o + 48, n0, S, "queueLabelCount");
+    }
     if ((x = v.cmdBufLabelCount) !== undefined) {
       seen += u32(m, o + 64, x, S, "cmdBufLabelCount");
       if (n1 >= 0) covers(x, n1, S, "cmdBufLabelCount", f1);
-    } else if (n1 >= 0) u32(m, o + 64, n1, S, "cmdBufLabelCount");
+      if (n1 < 0 && x != 0 && v.pCmdBufLabels == null) absent(v, S, "cmdBufLabelCount", x, "pCmdBufLabels");
+    } else if (n1 >= 0) {
+      u32(m, o + 64, n1, S, "cmdBufLabelCount");
+    }
     if ((x = v.objectCount) !== undefined) {
       seen += u32(m, o + 80, x, S, "objectCount");
       if (n2 >= 0) covers(x, n2, S, "objectCount", f2);
-    } else if (n2 >= 0) u32(m, o + 80, n2, S, "objectCount");
+      if (n2 < 0 && x != 0 && v.pObjects == null) absent(v, S, "objectCount", x, "pObjects");
+    } else if (n2 >= 0) {
+      u32(m, o + 80, n2, S, "objectCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -1238,7 +1254,9 @@ export function structs() {
     if ((x = v.tagSize) !== undefined) {
       seen += put64(m, o + 40, x, S, "tagSize");
       if (n0 >= 0) covers(x, n0, S, "tagSize", f0);
-    } else if (n0 >= 0) put64(m, o + 40, n0, S, "tagSize");
+    } else if (n0 >= 0) {
+      put64(m, o + 40, n0, S, "tagSize");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -1297,7 +1315,9 @@ export function structs() {
     if ((x = v.regionCount) !== undefined) {
       seen += u32(m, o + 24, x, S, "regionCount");
       if (n0 >= 0) covers(x, n0, S, "regionCount", f0);
-    } else if (n0 >= 0) u32(m, o + 24, n0, S, "regionCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 24, n0, S, "regionCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -2599,7 +2619,9 @@ export function structs() {
     if ((x = v.drmFormatModifierCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "drmFormatModifierCount");
       if (n0 >= 0) covers(x, n0, S, "drmFormatModifierCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "drmFormatModifierCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "drmFormatModifierCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -2661,7 +2683,9 @@ export function structs() {
     if ((x = v.drmFormatModifierCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "drmFormatModifierCount");
       if (n0 >= 0) covers(x, n0, S, "drmFormatModifierCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "drmFormatModifierCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "drmFormatModifierCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -2999,15 +3023,21 @@ export function structs() {
     if ((x = v.imageCount) !== undefined) {
       seen += u32(m, o + 32, x, S, "imageCount");
       if (n0 >= 0) covers(x, n0, S, "imageCount", f0);
-    } else if (n0 >= 0) u32(m, o + 32, n0, S, "imageCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 32, n0, S, "imageCount");
+    }
     if ((x = v.bufferCount) !== undefined) {
       seen += u32(m, o + 48, x, S, "bufferCount");
       if (n1 >= 0) covers(x, n1, S, "bufferCount", f1);
-    } else if (n1 >= 0) u32(m, o + 48, n1, S, "bufferCount");
+    } else if (n1 >= 0) {
+      u32(m, o + 48, n1, S, "bufferCount");
+    }
     if ((x = v.tagSize) !== undefined) {
       seen += put64(m, o + 72, x, S, "tagSize");
       if (n2 >= 0) covers(x, n2, S, "tagSize", f2);
-    } else if (n2 >= 0) put64(m, o + 72, n2, S, "tagSize");
+    } else if (n2 >= 0) {
+      put64(m, o + 72, n2, S, "tagSize");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -3160,7 +3190,9 @@ export function structs() {
     if ((x = v.shaderCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "shaderCount");
       if (n0 >= 0) covers(x, n0, S, "shaderCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "shaderCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "shaderCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -3301,7 +3333,9 @@ export function structs() {
     if ((x = v.size) !== undefined) {
       seen += put64(m, o + 8, x, S, "size");
       if (n0 >= 0) covers(x, n0, S, "size", f0);
-    } else if (n0 >= 0) put64(m, o + 8, n0, S, "size");
+    } else if (n0 >= 0) {
+      put64(m, o + 8, n0, S, "size");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -3333,7 +3367,9 @@ export function structs() {
     if ((x = v.size) !== undefined) {
       seen += put64(m, o + 8, x, S, "size");
       if (n0 >= 0) covers(x, n0, S, "size", f0);
-    } else if (n0 >= 0) put64(m, o + 8, n0, S, "size");
+    } else if (n0 >= 0) {
+      put64(m, o + 8, n0, S, "size");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -3398,7 +3434,9 @@ export function structs() {
     if ((x = v.compressionControlPlaneCount) !== undefined) {
       seen += u32(m, o + 20, x, S, "compressionControlPlaneCount");
       if (n0 >= 0) covers(x, n0, S, "compressionControlPlaneCount", f0);
-    } else if (n0 >= 0) u32(m, o + 20, n0, S, "compressionControlPlaneCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 20, n0, S, "compressionControlPlaneCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -3530,7 +3568,9 @@ export function structs() {
     if ((x = v.drmFormatModifierPlaneCount) !== undefined) {
       seen += u32(m, o + 24, x, S, "drmFormatModifierPlaneCount");
       if (n0 >= 0) covers(x, n0, S, "drmFormatModifierPlaneCount", f0);
-    } else if (n0 >= 0) u32(m, o + 24, n0, S, "drmFormatModifierPlaneCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 24, n0, S, "drmFormatModifierPlaneCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -3571,7 +3611,9 @@ export function structs() {
     if ((x = v.drmFormatModifierCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "drmFormatModifierCount");
       if (n0 >= 0) covers(x, n0, S, "drmFormatModifierCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "drmFormatModifierCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "drmFormatModifierCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -3981,7 +4023,9 @@ export function structs() {
     if ((x = v.tokenCount) !== undefined) {
       seen += u32(m, o + 40, x, S, "tokenCount");
       if (n0 >= 0) covers(x, n0, S, "tokenCount", f0);
-    } else if (n0 >= 0) u32(m, o + 40, n0, S, "tokenCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 40, n0, S, "tokenCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -4388,11 +4432,18 @@ export function structs() {
     if ((x = v.shaderCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "shaderCount");
       if (n0 >= 0) covers(x, n0, S, "shaderCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "shaderCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "shaderCount");
+    }
     if ((x = v.pushConstantRangeCount) !== undefined) {
       seen += u32(m, o + 44, x, S, "pushConstantRangeCount");
       if (n1 >= 0) covers(x, n1, S, "pushConstantRangeCount", f1);
-    } else if (n1 >= 0) u32(m, o + 44, n1, S, "pushConstantRangeCount");
+      if (n1 < 0 && x != 0 && v.pPushConstantRanges == null) {
+        absent(v, S, "pushConstantRangeCount", x, "pPushConstantRanges");
+      }
+    } else if (n1 >= 0) {
+      u32(m, o + 44, n1, S, "pushConstantRangeCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -4436,7 +4487,10 @@ export function structs() {
     if ((x = v.setLayoutCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "setLayoutCount");
       if (n0 >= 0) covers(x, n0, S, "setLayoutCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "setLayoutCount");
+      if (n0 < 0 && x != 0 && v.pSetLayouts == null) absent(v, S, "setLayoutCount", x, "pSetLayouts");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "setLayoutCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -4479,7 +4533,9 @@ export function structs() {
     if ((x = v.valueCount) !== undefined) {
       seen += u32(m, o + 20, x, S, "valueCount");
       if (n0 >= 0) covers(x, n0, S, "valueCount", f0);
-    } else if (n0 >= 0) u32(m, o + 20, n0, S, "valueCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 20, n0, S, "valueCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -4535,7 +4591,10 @@ export function structs() {
     if ((x = v.settingCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "settingCount");
       if (n0 >= 0) covers(x, n0, S, "settingCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "settingCount");
+      if (n0 < 0 && x != 0 && v.pSettings == null) absent(v, S, "settingCount", x, "pSettings");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "settingCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -4781,7 +4840,9 @@ export function structs() {
     if ((x = v.usageCountsCount) !== undefined) {
       seen += u32(m, o + 40, x, S, "usageCountsCount");
       if (n0 >= 0) covers(x, n0, S, "usageCountsCount", f0);
-    } else if (n0 >= 0) u32(m, o + 40, n0, S, "usageCountsCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 40, n0, S, "usageCountsCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -5064,7 +5125,12 @@ export function structs() {
     if ((x = v.mutableDescriptorTypeListCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "mutableDescriptorTypeListCount");
       if (n0 >= 0) covers(x, n0, S, "mutableDescriptorTypeListCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "mutableDescriptorTypeListCount");
+      if (n0 < 0 && x != 0 && v.pMutableDescriptorTypeLists == null) {
+        absent(v, S, "mutableDescriptorTypeListCount", x, "pMutableDescriptorTypeLists");
+      }
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "mutableDescriptorTypeListCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -5098,7 +5164,12 @@ export function structs() {
     if ((x = v.descriptorTypeCount) !== undefined) {
       seen += u32(m, o, x, S, "descriptorTypeCount");
       if (n0 >= 0) covers(x, n0, S, "descriptorTypeCount", f0);
-    } else if (n0 >= 0) u32(m, o, n0, S, "descriptorTypeCount");
+      if (n0 < 0 && x != 0 && v.pDescriptorTypes == null) {
+        absent(v, S, "descriptorTypeCount", x, "pDescriptorTypes");
+      }
+    } else if (n0 >= 0) {
+      u32(m, o, n0, S, "descriptorTypeCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -5228,7 +5299,9 @@ export function structs() {
     if ((x = v.presentStageCount) !== undefined) {
       seen += u32(m, o + 32, x, S, "presentStageCount");
       if (n0 >= 0) covers(x, n0, S, "presentStageCount", f0);
-    } else if (n0 >= 0) u32(m, o + 32, n0, S, "presentStageCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 32, n0, S, "presentStageCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -5320,7 +5393,9 @@ export function structs() {
     if ((x = v.presentationTimingCount) !== undefined) {
       seen += u32(m, o + 32, x, S, "presentationTimingCount");
       if (n0 >= 0) covers(x, n0, S, "presentationTimingCount", f0);
-    } else if (n0 >= 0) u32(m, o + 32, n0, S, "presentationTimingCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 32, n0, S, "presentationTimingCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -7231,7 +7306,9 @@ export function structs() {
     if ((x = v.queueFamilyIndexCount) !== undefined) {
       seen += u32(m, o + 28, x, S, "queueFamilyIndexCount");
       if (n0 >= 0) covers(x, n0, S, "queueFamilyIndexCount", f0);
-    } else if (n0 >= 0) u32(m, o + 28, n0, S, "queueFamilyIndexCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 28, n0, S, "queueFamilyIndexCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -9489,7 +9566,12 @@ export function structs() {
     if ((x = v.attachmentCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "attachmentCount");
       if (n0 >= 0) covers(x, n0, S, "attachmentCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "attachmentCount");
+      if (n0 < 0 && x != 0 && v.pColorWriteEnables == null) {
+        absent(v, S, "attachmentCount", x, "pColorWriteEnables");
+      }
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "attachmentCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -9546,7 +9628,9 @@ export function structs() {
     if ((x = v.discardRectangleCount) !== undefined) {
       seen += u32(m, o + 24, x, S, "discardRectangleCount");
       if (n0 >= 0) covers(x, n0, S, "discardRectangleCount", f0);
-    } else if (n0 >= 0) u32(m, o + 24, n0, S, "discardRectangleCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 24, n0, S, "discardRectangleCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -9759,7 +9843,10 @@ export function structs() {
     if ((x = v.identifierSize) !== undefined) {
       seen += u32(m, o + 16, x, S, "identifierSize");
       if (n0 >= 0) covers(x, n0, S, "identifierSize", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "identifierSize");
+      if (n0 < 0 && x != 0 && v.pIdentifier == null) absent(v, S, "identifierSize", x, "pIdentifier");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "identifierSize");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -9974,7 +10061,9 @@ export function structs() {
     if ((x = v.swapchainCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "swapchainCount");
       if (n0 >= 0) covers(x, n0, S, "swapchainCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "swapchainCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "swapchainCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -10182,7 +10271,12 @@ export function structs() {
     if ((x = v.fragmentDensityOffsetCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "fragmentDensityOffsetCount");
       if (n0 >= 0) covers(x, n0, S, "fragmentDensityOffsetCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "fragmentDensityOffsetCount");
+      if (n0 < 0 && x != 0 && v.pFragmentDensityOffsets == null) {
+        absent(v, S, "fragmentDensityOffsetCount", x, "pFragmentDensityOffsets");
+      }
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "fragmentDensityOffsetCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -10284,11 +10378,21 @@ export function structs() {
     if ((x = v.attachmentInitialSampleLocationsCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "attachmentInitialSampleLocationsCount");
       if (n0 >= 0) covers(x, n0, S, "attachmentInitialSampleLocationsCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "attachmentInitialSampleLocationsCount");
+      if (n0 < 0 && x != 0 && v.pAttachmentInitialSampleLocations == null) {
+        absent(v, S, "attachmentInitialSampleLocationsCount", x, "pAttachmentInitialSampleLocations");
+      }
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "attachmentInitialSampleLocationsCount");
+    }
     if ((x = v.postSubpassSampleLocationsCount) !== undefined) {
       seen += u32(m, o + 32, x, S, "postSubpassSampleLocationsCount");
       if (n1 >= 0) covers(x, n1, S, "postSubpassSampleLocationsCount", f1);
-    } else if (n1 >= 0) u32(m, o + 32, n1, S, "postSubpassSampleLocationsCount");
+      if (n1 < 0 && x != 0 && v.pPostSubpassSampleLocations == null) {
+        absent(v, S, "postSubpassSampleLocationsCount", x, "pPostSubpassSampleLocations");
+      }
+    } else if (n1 >= 0) {
+      u32(m, o + 32, n1, S, "postSubpassSampleLocationsCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -10603,7 +10707,12 @@ export function structs() {
     if ((x = v.sampleLocationsCount) !== undefined) {
       seen += u32(m, o + 28, x, S, "sampleLocationsCount");
       if (n0 >= 0) covers(x, n0, S, "sampleLocationsCount", f0);
-    } else if (n0 >= 0) u32(m, o + 28, n0, S, "sampleLocationsCount");
+      if (n0 < 0 && x != 0 && v.pSampleLocations == null) {
+        absent(v, S, "sampleLocationsCount", x, "pSampleLocations");
+      }
+    } else if (n0 >= 0) {
+      u32(m, o + 28, n0, S, "sampleLocationsCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -10771,7 +10880,9 @@ export function structs() {
     if ((x = v.setCount) !== undefined) {
       seen += u32(m, o + 36, x, S, "setCount");
       if (n0 >= 0) covers(x, n0, S, "setCount", f0);
-    } else if (n0 >= 0) u32(m, o + 36, n0, S, "setCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 36, n0, S, "setCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -10880,15 +10991,21 @@ export function structs() {
     if ((x = v.codeSize) !== undefined) {
       seen += put64(m, o + 32, x, S, "codeSize");
       if (n0 >= 0) covers(x, n0, S, "codeSize", f0);
-    } else if (n0 >= 0) put64(m, o + 32, n0, S, "codeSize");
+    } else if (n0 >= 0) {
+      put64(m, o + 32, n0, S, "codeSize");
+    }
     if ((x = v.setLayoutCount) !== undefined) {
       seen += u32(m, o + 56, x, S, "setLayoutCount");
       if (n1 >= 0) covers(x, n1, S, "setLayoutCount", f1);
-    } else if (n1 >= 0) u32(m, o + 56, n1, S, "setLayoutCount");
+    } else if (n1 >= 0) {
+      u32(m, o + 56, n1, S, "setLayoutCount");
+    }
     if ((x = v.pushConstantRangeCount) !== undefined) {
       seen += u32(m, o + 72, x, S, "pushConstantRangeCount");
       if (n2 >= 0) covers(x, n2, S, "pushConstantRangeCount", f2);
-    } else if (n2 >= 0) u32(m, o + 72, n2, S, "pushConstantRangeCount");
+    } else if (n2 >= 0) {
+      u32(m, o + 72, n2, S, "pushConstantRangeCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -10953,7 +11070,10 @@ export function structs() {
     if ((x = v.mappingCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "mappingCount");
       if (n0 >= 0) covers(x, n0, S, "mappingCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "mappingCount");
+      if (n0 < 0 && x != 0 && v.pMappings == null) absent(v, S, "mappingCount", x, "pMappings");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "mappingCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -11354,7 +11474,9 @@ export function structs() {
     if ((x = v.timeDomainCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "timeDomainCount");
       if (n0 >= 0) covers(x, n0, S, "timeDomainCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "timeDomainCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "timeDomainCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -11454,7 +11576,10 @@ export function structs() {
     if ((x = v.initialDataSize) !== undefined) {
       seen += put64(m, o + 24, x, S, "initialDataSize");
       if (n0 >= 0) covers(x, n0, S, "initialDataSize", f0);
-    } else if (n0 >= 0) put64(m, o + 24, n0, S, "initialDataSize");
+      if (n0 < 0 && x != 0 && v.pInitialData == null) absent(v, S, "initialDataSize", x, "pInitialData");
+    } else if (n0 >= 0) {
+      put64(m, o + 24, n0, S, "initialDataSize");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -11510,11 +11635,21 @@ export function structs() {
     if ((x = v.enabledValidationFeatureCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "enabledValidationFeatureCount");
       if (n0 >= 0) covers(x, n0, S, "enabledValidationFeatureCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "enabledValidationFeatureCount");
+      if (n0 < 0 && x != 0 && v.pEnabledValidationFeatures == null) {
+        absent(v, S, "enabledValidationFeatureCount", x, "pEnabledValidationFeatures");
+      }
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "enabledValidationFeatureCount");
+    }
     if ((x = v.disabledValidationFeatureCount) !== undefined) {
       seen += u32(m, o + 32, x, S, "disabledValidationFeatureCount");
       if (n1 >= 0) covers(x, n1, S, "disabledValidationFeatureCount", f1);
-    } else if (n1 >= 0) u32(m, o + 32, n1, S, "disabledValidationFeatureCount");
+      if (n1 < 0 && x != 0 && v.pDisabledValidationFeatures == null) {
+        absent(v, S, "disabledValidationFeatureCount", x, "pDisabledValidationFeatures");
+      }
+    } else if (n1 >= 0) {
+      u32(m, o + 32, n1, S, "disabledValidationFeatureCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -11558,7 +11693,9 @@ export function structs() {
     if ((x = v.disabledValidationCheckCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "disabledValidationCheckCount");
       if (n0 >= 0) covers(x, n0, S, "disabledValidationCheckCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "disabledValidationCheckCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "disabledValidationCheckCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);

@@ -9,6 +9,7 @@
  */
 
 import {
+  absent,
   array,
   badValue,
   bits,
@@ -138,7 +139,9 @@ export function structs() {
     if ((x = v.geometryCount) !== undefined) {
       seen += u32(m, o + 48, x, S, "geometryCount");
       if (n0 >= 0) covers(x, n0, S, "geometryCount", f0);
-    } else if (n0 >= 0) u32(m, o + 48, n0, S, "geometryCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 48, n0, S, "geometryCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -492,7 +495,9 @@ export function structs() {
     if ((x = v.usageCountsCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "usageCountsCount");
       if (n0 >= 0) covers(x, n0, S, "usageCountsCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "usageCountsCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "usageCountsCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -1056,7 +1061,9 @@ export function structs() {
     if ((x = v.regionCount) !== undefined) {
       seen += u32(m, o + 24, x, S, "regionCount");
       if (n0 >= 0) covers(x, n0, S, "regionCount", f0);
-    } else if (n0 >= 0) u32(m, o + 24, n0, S, "regionCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 24, n0, S, "regionCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -1112,7 +1119,9 @@ export function structs() {
     if ((x = v.regionCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "regionCount");
       if (n0 >= 0) covers(x, n0, S, "regionCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "regionCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "regionCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -1311,7 +1320,9 @@ export function structs() {
     if ((x = v.copyCount) !== undefined) {
       seen += u32(m, o + 20, x, S, "copyCount");
       if (n0 >= 0) covers(x, n0, S, "copyCount", f0);
-    } else if (n0 >= 0) u32(m, o + 20, n0, S, "copyCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 20, n0, S, "copyCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -1368,11 +1379,15 @@ export function structs() {
     if ((x = v.waitSemaphoreValuesCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "waitSemaphoreValuesCount");
       if (n0 >= 0) covers(x, n0, S, "waitSemaphoreValuesCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "waitSemaphoreValuesCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "waitSemaphoreValuesCount");
+    }
     if ((x = v.signalSemaphoreValuesCount) !== undefined) {
       seen += u32(m, o + 32, x, S, "signalSemaphoreValuesCount");
       if (n1 >= 0) covers(x, n1, S, "signalSemaphoreValuesCount", f1);
-    } else if (n1 >= 0) u32(m, o + 32, n1, S, "signalSemaphoreValuesCount");
+    } else if (n1 >= 0) {
+      u32(m, o + 32, n1, S, "signalSemaphoreValuesCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -1454,7 +1469,9 @@ export function structs() {
     if ((x = v.vendorBinarySize) !== undefined) {
       seen += u32(m, o + 16, x, S, "vendorBinarySize");
       if (n0 >= 0) covers(x, n0, S, "vendorBinarySize", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "vendorBinarySize");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "vendorBinarySize");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -1544,7 +1561,9 @@ export function structs() {
     if ((x = v.messageDataSize) !== undefined) {
       seen += put64(m, o + 16, x, S, "messageDataSize");
       if (n0 >= 0) covers(x, n0, S, "messageDataSize", f0);
-    } else if (n0 >= 0) put64(m, o + 16, n0, S, "messageDataSize");
+    } else if (n0 >= 0) {
+      put64(m, o + 16, n0, S, "messageDataSize");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -1679,7 +1698,10 @@ export function structs() {
     if ((x = v.swapchainCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "swapchainCount");
       if (n0 >= 0) covers(x, n0, S, "swapchainCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "swapchainCount");
+      if (n0 < 0 && x != 0 && v.pDeviceMasks == null) absent(v, S, "swapchainCount", x, "pDeviceMasks");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "swapchainCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -3155,7 +3177,12 @@ export function structs() {
     if ((x = v.memoryRangeBarrierCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "memoryRangeBarrierCount");
       if (n0 >= 0) covers(x, n0, S, "memoryRangeBarrierCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "memoryRangeBarrierCount");
+      if (n0 < 0 && x != 0 && v.pMemoryRangeBarriers == null) {
+        absent(v, S, "memoryRangeBarrierCount", x, "pMemoryRangeBarriers");
+      }
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "memoryRangeBarrierCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -4111,7 +4138,9 @@ export function structs() {
     if ((x = v.layeredApiCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "layeredApiCount");
       if (n0 >= 0) covers(x, n0, S, "layeredApiCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "layeredApiCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "layeredApiCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -5835,7 +5864,9 @@ export function structs() {
     if ((x = v.dataSize) !== undefined) {
       seen += put64(m, o, x, S, "dataSize");
       if (n0 >= 0) covers(x, n0, S, "dataSize", f0);
-    } else if (n0 >= 0) put64(m, o, n0, S, "dataSize");
+    } else if (n0 >= 0) {
+      put64(m, o, n0, S, "dataSize");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -5873,7 +5904,9 @@ export function structs() {
     if ((x = v.pipelineBinaryCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "pipelineBinaryCount");
       if (n0 >= 0) covers(x, n0, S, "pipelineBinaryCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "pipelineBinaryCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "pipelineBinaryCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -5913,7 +5946,12 @@ export function structs() {
     if ((x = v.binaryCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "binaryCount");
       if (n0 >= 0) covers(x, n0, S, "binaryCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "binaryCount");
+      if (n0 < 0 && x != 0 && v.pPipelineBinaries == null) {
+        absent(v, S, "binaryCount", x, "pPipelineBinaries");
+      }
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "binaryCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -6017,7 +6055,9 @@ export function structs() {
     if ((x = v.binaryCount) !== undefined) {
       seen += u32(m, o, x, S, "binaryCount");
       if (n0 >= 0) covers(x, n0, S, "binaryCount", f0);
-    } else if (n0 >= 0) u32(m, o, n0, S, "binaryCount");
+    } else if (n0 >= 0) {
+      u32(m, o, n0, S, "binaryCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -6116,7 +6156,9 @@ export function structs() {
     if ((x = v.dataSize) !== undefined) {
       seen += put64(m, o + 536, x, S, "dataSize");
       if (n0 >= 0) covers(x, n0, S, "dataSize", f0);
-    } else if (n0 >= 0) put64(m, o + 536, n0, S, "dataSize");
+    } else if (n0 >= 0) {
+      put64(m, o + 536, n0, S, "dataSize");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -6320,7 +6362,10 @@ export function structs() {
     if ((x = v.libraryCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "libraryCount");
       if (n0 >= 0) covers(x, n0, S, "libraryCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "libraryCount");
+      if (n0 < 0 && x != 0 && v.pLibraries == null) absent(v, S, "libraryCount", x, "pLibraries");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "libraryCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -6360,7 +6405,9 @@ export function structs() {
     if ((x = v.swapchainCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "swapchainCount");
       if (n0 >= 0) covers(x, n0, S, "swapchainCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "swapchainCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "swapchainCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -6400,7 +6447,9 @@ export function structs() {
     if ((x = v.swapchainCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "swapchainCount");
       if (n0 >= 0) covers(x, n0, S, "swapchainCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "swapchainCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "swapchainCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -6471,11 +6520,18 @@ export function structs() {
     if ((x = v.waitSemaphoreCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "waitSemaphoreCount");
       if (n0 >= 0) covers(x, n0, S, "waitSemaphoreCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "waitSemaphoreCount");
+      if (n0 < 0 && x != 0 && v.pWaitSemaphores == null) {
+        absent(v, S, "waitSemaphoreCount", x, "pWaitSemaphores");
+      }
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "waitSemaphoreCount");
+    }
     if ((x = v.swapchainCount) !== undefined) {
       seen += u32(m, o + 32, x, S, "swapchainCount");
       if (n1 >= 0) covers(x, n1, S, "swapchainCount", f1);
-    } else if (n1 >= 0) u32(m, o + 32, n1, S, "swapchainCount");
+    } else if (n1 >= 0) {
+      u32(m, o + 32, n1, S, "swapchainCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -6528,7 +6584,9 @@ export function structs() {
     if ((x = v.rectangleCount) !== undefined) {
       seen += u32(m, o, x, S, "rectangleCount");
       if (n0 >= 0) covers(x, n0, S, "rectangleCount", f0);
-    } else if (n0 >= 0) u32(m, o, n0, S, "rectangleCount");
+    } else if (n0 >= 0) {
+      u32(m, o, n0, S, "rectangleCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -6581,7 +6639,9 @@ export function structs() {
     if ((x = v.swapchainCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "swapchainCount");
       if (n0 >= 0) covers(x, n0, S, "swapchainCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "swapchainCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "swapchainCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -6649,7 +6709,9 @@ export function structs() {
     if ((x = v.counterIndexCount) !== undefined) {
       seen += u32(m, o + 20, x, S, "counterIndexCount");
       if (n0 >= 0) covers(x, n0, S, "counterIndexCount", f0);
-    } else if (n0 >= 0) u32(m, o + 20, n0, S, "counterIndexCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 20, n0, S, "counterIndexCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -6973,11 +7035,17 @@ export function structs() {
     if ((x = v.stageCount) !== undefined) {
       seen += u32(m, o + 20, x, S, "stageCount");
       if (n0 >= 0) covers(x, n0, S, "stageCount", f0);
-    } else if (n0 >= 0) u32(m, o + 20, n0, S, "stageCount");
+      if (n0 < 0 && x != 0 && v.pStages == null) absent(v, S, "stageCount", x, "pStages");
+    } else if (n0 >= 0) {
+      u32(m, o + 20, n0, S, "stageCount");
+    }
     if ((x = v.groupCount) !== undefined) {
       seen += u32(m, o + 32, x, S, "groupCount");
       if (n1 >= 0) covers(x, n1, S, "groupCount", f1);
-    } else if (n1 >= 0) u32(m, o + 32, n1, S, "groupCount");
+      if (n1 < 0 && x != 0 && v.pGroups == null) absent(v, S, "groupCount", x, "pGroups");
+    } else if (n1 >= 0) {
+      u32(m, o + 32, n1, S, "groupCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -7160,7 +7228,9 @@ export function structs() {
     if ((x = v.objectCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "objectCount");
       if (n0 >= 0) covers(x, n0, S, "objectCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "objectCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "objectCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -7228,7 +7298,9 @@ export function structs() {
     if ((x = v.imageIndexCount) !== undefined) {
       seen += u32(m, o + 24, x, S, "imageIndexCount");
       if (n0 >= 0) covers(x, n0, S, "imageIndexCount", f0);
-    } else if (n0 >= 0) u32(m, o + 24, n0, S, "imageIndexCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 24, n0, S, "imageIndexCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -7707,7 +7779,9 @@ export function structs() {
     if ((x = v.presentModeCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "presentModeCount");
       if (n0 >= 0) covers(x, n0, S, "presentModeCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "presentModeCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "presentModeCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -7863,7 +7937,9 @@ export function structs() {
     if ((x = v.queueFamilyIndexCount) !== undefined) {
       seen += u32(m, o + 64, x, S, "queueFamilyIndexCount");
       if (n0 >= 0) covers(x, n0, S, "queueFamilyIndexCount", f0);
-    } else if (n0 >= 0) u32(m, o + 64, n0, S, "queueFamilyIndexCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 64, n0, S, "queueFamilyIndexCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -7917,7 +7993,9 @@ export function structs() {
     if ((x = v.swapchainCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "swapchainCount");
       if (n0 >= 0) covers(x, n0, S, "swapchainCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "swapchainCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "swapchainCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -7957,7 +8035,9 @@ export function structs() {
     if ((x = v.swapchainCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "swapchainCount");
       if (n0 >= 0) covers(x, n0, S, "swapchainCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "swapchainCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "swapchainCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -7997,7 +8077,9 @@ export function structs() {
     if ((x = v.presentModeCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "presentModeCount");
       if (n0 >= 0) covers(x, n0, S, "presentModeCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "presentModeCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "presentModeCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -8191,7 +8273,12 @@ export function structs() {
     if ((x = v.referenceSlotCount) !== undefined) {
       seen += u32(m, o + 40, x, S, "referenceSlotCount");
       if (n0 >= 0) covers(x, n0, S, "referenceSlotCount", f0);
-    } else if (n0 >= 0) u32(m, o + 40, n0, S, "referenceSlotCount");
+      if (n0 < 0 && x != 0 && v.pReferenceSlots == null) {
+        absent(v, S, "referenceSlotCount", x, "pReferenceSlots");
+      }
+    } else if (n0 >= 0) {
+      u32(m, o + 40, n0, S, "referenceSlotCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -8422,7 +8509,9 @@ export function structs() {
     if ((x = v.tileCount) !== undefined) {
       seen += u32(m, o + 56, x, S, "tileCount");
       if (n0 >= 0) covers(x, n0, S, "tileCount", f0);
-    } else if (n0 >= 0) u32(m, o + 56, n0, S, "tileCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 56, n0, S, "tileCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -8642,7 +8731,9 @@ export function structs() {
     if ((x = v.sliceCount) !== undefined) {
       seen += u32(m, o + 24, x, S, "sliceCount");
       if (n0 >= 0) covers(x, n0, S, "sliceCount", f0);
-    } else if (n0 >= 0) u32(m, o + 24, n0, S, "sliceCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 24, n0, S, "sliceCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -8721,11 +8812,17 @@ export function structs() {
     if ((x = v.stdSPSCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "stdSPSCount");
       if (n0 >= 0) covers(x, n0, S, "stdSPSCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "stdSPSCount");
+      if (n0 < 0 && x != 0 && v.pStdSPSs == null) absent(v, S, "stdSPSCount", x, "pStdSPSs");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "stdSPSCount");
+    }
     if ((x = v.stdPPSCount) !== undefined) {
       seen += u32(m, o + 32, x, S, "stdPPSCount");
       if (n1 >= 0) covers(x, n1, S, "stdPPSCount", f1);
-    } else if (n1 >= 0) u32(m, o + 32, n1, S, "stdPPSCount");
+      if (n1 < 0 && x != 0 && v.pStdPPSs == null) absent(v, S, "stdPPSCount", x, "pStdPPSs");
+    } else if (n1 >= 0) {
+      u32(m, o + 32, n1, S, "stdPPSCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -8915,7 +9012,9 @@ export function structs() {
     if ((x = v.sliceSegmentCount) !== undefined) {
       seen += u32(m, o + 24, x, S, "sliceSegmentCount");
       if (n0 >= 0) covers(x, n0, S, "sliceSegmentCount", f0);
-    } else if (n0 >= 0) u32(m, o + 24, n0, S, "sliceSegmentCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 24, n0, S, "sliceSegmentCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -9003,15 +9102,24 @@ export function structs() {
     if ((x = v.stdVPSCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "stdVPSCount");
       if (n0 >= 0) covers(x, n0, S, "stdVPSCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "stdVPSCount");
+      if (n0 < 0 && x != 0 && v.pStdVPSs == null) absent(v, S, "stdVPSCount", x, "pStdVPSs");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "stdVPSCount");
+    }
     if ((x = v.stdSPSCount) !== undefined) {
       seen += u32(m, o + 32, x, S, "stdSPSCount");
       if (n1 >= 0) covers(x, n1, S, "stdSPSCount", f1);
-    } else if (n1 >= 0) u32(m, o + 32, n1, S, "stdSPSCount");
+      if (n1 < 0 && x != 0 && v.pStdSPSs == null) absent(v, S, "stdSPSCount", x, "pStdSPSs");
+    } else if (n1 >= 0) {
+      u32(m, o + 32, n1, S, "stdSPSCount");
+    }
     if ((x = v.stdPPSCount) !== undefined) {
       seen += u32(m, o + 48, x, S, "stdPPSCount");
       if (n2 >= 0) covers(x, n2, S, "stdPPSCount", f2);
-    } else if (n2 >= 0) u32(m, o + 48, n2, S, "stdPPSCount");
+      if (n2 < 0 && x != 0 && v.pStdPPSs == null) absent(v, S, "stdPPSCount", x, "pStdPPSs");
+    } else if (n2 >= 0) {
+      u32(m, o + 48, n2, S, "stdPPSCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -9155,7 +9263,12 @@ export function structs() {
     if ((x = v.referenceSlotCount) !== undefined) {
       seen += u32(m, o + 104, x, S, "referenceSlotCount");
       if (n0 >= 0) covers(x, n0, S, "referenceSlotCount", f0);
-    } else if (n0 >= 0) u32(m, o + 104, n0, S, "referenceSlotCount");
+      if (n0 < 0 && x != 0 && v.pReferenceSlots == null) {
+        absent(v, S, "referenceSlotCount", x, "pReferenceSlots");
+      }
+    } else if (n0 >= 0) {
+      u32(m, o + 104, n0, S, "referenceSlotCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -9828,7 +9941,9 @@ export function structs() {
     if ((x = v.stdOperatingPointCount) !== undefined) {
       seen += u32(m, o + 32, x, S, "stdOperatingPointCount");
       if (n0 >= 0) covers(x, n0, S, "stdOperatingPointCount", f0);
-    } else if (n0 >= 0) u32(m, o + 32, n0, S, "stdOperatingPointCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 32, n0, S, "stdOperatingPointCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -10138,7 +10253,9 @@ export function structs() {
     if ((x = v.naluSliceEntryCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "naluSliceEntryCount");
       if (n0 >= 0) covers(x, n0, S, "naluSliceEntryCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "naluSliceEntryCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "naluSliceEntryCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -10428,11 +10545,15 @@ export function structs() {
     if ((x = v.stdSPSCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "stdSPSCount");
       if (n0 >= 0) covers(x, n0, S, "stdSPSCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "stdSPSCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "stdSPSCount");
+    }
     if ((x = v.stdPPSCount) !== undefined) {
       seen += u32(m, o + 32, x, S, "stdPPSCount");
       if (n1 >= 0) covers(x, n1, S, "stdPPSCount", f1);
-    } else if (n1 >= 0) u32(m, o + 32, n1, S, "stdPPSCount");
+    } else if (n1 >= 0) {
+      u32(m, o + 32, n1, S, "stdPPSCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -10790,7 +10911,9 @@ export function structs() {
     if ((x = v.naluSliceSegmentEntryCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "naluSliceSegmentEntryCount");
       if (n0 >= 0) covers(x, n0, S, "naluSliceSegmentEntryCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "naluSliceSegmentEntryCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "naluSliceSegmentEntryCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -11084,15 +11207,21 @@ export function structs() {
     if ((x = v.stdVPSCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "stdVPSCount");
       if (n0 >= 0) covers(x, n0, S, "stdVPSCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "stdVPSCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "stdVPSCount");
+    }
     if ((x = v.stdSPSCount) !== undefined) {
       seen += u32(m, o + 32, x, S, "stdSPSCount");
       if (n1 >= 0) covers(x, n1, S, "stdSPSCount", f1);
-    } else if (n1 >= 0) u32(m, o + 32, n1, S, "stdSPSCount");
+    } else if (n1 >= 0) {
+      u32(m, o + 32, n1, S, "stdSPSCount");
+    }
     if ((x = v.stdPPSCount) !== undefined) {
       seen += u32(m, o + 48, x, S, "stdPPSCount");
       if (n2 >= 0) covers(x, n2, S, "stdPPSCount", f2);
-    } else if (n2 >= 0) u32(m, o + 48, n2, S, "stdPPSCount");
+    } else if (n2 >= 0) {
+      u32(m, o + 48, n2, S, "stdPPSCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -11303,7 +11432,12 @@ export function structs() {
     if ((x = v.referenceSlotCount) !== undefined) {
       seen += u32(m, o + 104, x, S, "referenceSlotCount");
       if (n0 >= 0) covers(x, n0, S, "referenceSlotCount", f0);
-    } else if (n0 >= 0) u32(m, o + 104, n0, S, "referenceSlotCount");
+      if (n0 < 0 && x != 0 && v.pReferenceSlots == null) {
+        absent(v, S, "referenceSlotCount", x, "pReferenceSlots");
+      }
+    } else if (n0 >= 0) {
+      u32(m, o + 104, n0, S, "referenceSlotCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -11586,7 +11720,10 @@ export function structs() {
     if ((x = v.layerCount) !== undefined) {
       seen += u32(m, o + 24, x, S, "layerCount");
       if (n0 >= 0) covers(x, n0, S, "layerCount", f0);
-    } else if (n0 >= 0) u32(m, o + 24, n0, S, "layerCount");
+      if (n0 < 0 && x != 0 && v.pLayers == null) absent(v, S, "layerCount", x, "pLayers");
+    } else if (n0 >= 0) {
+      u32(m, o + 24, n0, S, "layerCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -12026,7 +12163,10 @@ export function structs() {
     if ((x = v.profileCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "profileCount");
       if (n0 >= 0) covers(x, n0, S, "profileCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "profileCount");
+      if (n0 < 0 && x != 0 && v.pProfiles == null) absent(v, S, "profileCount", x, "pProfiles");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "profileCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -12388,11 +12528,51 @@ export function structs() {
     if ((x = v.acquireCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "acquireCount");
       if (n0 >= 0) covers(x, n0, S, "acquireCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "acquireCount");
+      if (x != 0 && (v.pAcquireSyncs == null || v.pAcquireKeys == null || v.pAcquireTimeouts == null)) {
+        absent(
+          v,
+          S,
+          "acquireCount",
+          x,
+          ["pAcquireSyncs", "pAcquireKeys", "pAcquireTimeouts"].find((a) => v[a] == null),
+        );
+      }
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "acquireCount");
+      if (n0 != 0 && (v.pAcquireSyncs == null || v.pAcquireKeys == null || v.pAcquireTimeouts == null)) {
+        absent(
+          v,
+          S,
+          "acquireCount",
+          n0,
+          ["pAcquireSyncs", "pAcquireKeys", "pAcquireTimeouts"].find((a) => v[a] == null),
+        );
+      }
+    }
     if ((x = v.releaseCount) !== undefined) {
       seen += u32(m, o + 48, x, S, "releaseCount");
       if (n1 >= 0) covers(x, n1, S, "releaseCount", f1);
-    } else if (n1 >= 0) u32(m, o + 48, n1, S, "releaseCount");
+      if (x != 0 && (v.pReleaseSyncs == null || v.pReleaseKeys == null)) {
+        absent(
+          v,
+          S,
+          "releaseCount",
+          x,
+          ["pReleaseSyncs", "pReleaseKeys"].find((a) => v[a] == null),
+        );
+      }
+    } else if (n1 >= 0) {
+      u32(m, o + 48, n1, S, "releaseCount");
+      if (n1 != 0 && (v.pReleaseSyncs == null || v.pReleaseKeys == null)) {
+        absent(
+          v,
+          S,
+          "releaseCount",
+          n1,
+          ["pReleaseSyncs", "pReleaseKeys"].find((a) => v[a] == null),
+        );
+      }
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -12468,7 +12648,9 @@ export function structs() {
     if ((x = v.accelerationStructureCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "accelerationStructureCount");
       if (n0 >= 0) covers(x, n0, S, "accelerationStructureCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "accelerationStructureCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "accelerationStructureCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);

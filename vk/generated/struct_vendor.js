@@ -9,6 +9,7 @@
  */
 
 import {
+  absent,
   array,
   badValue,
   bits,
@@ -300,7 +301,10 @@ export function structs() {
     if ((x = v.geometryCount) !== undefined) {
       seen += u32(m, o + 28, x, S, "geometryCount");
       if (n0 >= 0) covers(x, n0, S, "geometryCount", f0);
-    } else if (n0 >= 0) u32(m, o + 28, n0, S, "geometryCount");
+      if (n0 < 0 && x != 0 && v.pGeometries == null) absent(v, S, "geometryCount", x, "pGeometries");
+    } else if (n0 >= 0) {
+      u32(m, o + 28, n0, S, "geometryCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -622,7 +626,9 @@ export function structs() {
     if ((x = v.usageCountsCount) !== undefined) {
       seen += u32(m, o + 100, x, S, "usageCountsCount");
       if (n0 >= 0) covers(x, n0, S, "usageCountsCount", f0);
-    } else if (n0 >= 0) u32(m, o + 100, n0, S, "usageCountsCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 100, n0, S, "usageCountsCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -950,7 +956,9 @@ export function structs() {
     if ((x = v.colorAttachmentCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "colorAttachmentCount");
       if (n0 >= 0) covers(x, n0, S, "colorAttachmentCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "colorAttachmentCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "colorAttachmentCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -996,7 +1004,10 @@ export function structs() {
     if ((x = v.deviceIndexCount) !== undefined) {
       seen += u32(m, o + 40, x, S, "deviceIndexCount");
       if (n0 >= 0) covers(x, n0, S, "deviceIndexCount", f0);
-    } else if (n0 >= 0) u32(m, o + 40, n0, S, "deviceIndexCount");
+      if (n0 < 0 && x != 0 && v.pDeviceIndices == null) absent(v, S, "deviceIndexCount", x, "pDeviceIndices");
+    } else if (n0 >= 0) {
+      u32(m, o + 40, n0, S, "deviceIndexCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -2154,7 +2165,9 @@ export function structs() {
     if ((x = v.sampleLocationCount) !== undefined) {
       seen += u32(m, o + 8, x, S, "sampleLocationCount");
       if (n0 >= 0) covers(x, n0, S, "sampleLocationCount", f0);
-    } else if (n0 >= 0) u32(m, o + 8, n0, S, "sampleLocationCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 8, n0, S, "sampleLocationCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -2550,7 +2563,9 @@ export function structs() {
     if ((x = v.regionCount) !== undefined) {
       seen += u32(m, o + 32, x, S, "regionCount");
       if (n0 >= 0) covers(x, n0, S, "regionCount", f0);
-    } else if (n0 >= 0) u32(m, o + 32, n0, S, "regionCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 32, n0, S, "regionCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -2643,11 +2658,17 @@ export function structs() {
     if ((x = v.paramCount) !== undefined) {
       seen += put64(m, o + 56, x, S, "paramCount");
       if (n0 >= 0) covers(x, n0, S, "paramCount", f0);
-    } else if (n0 >= 0) put64(m, o + 56, n0, S, "paramCount");
+      if (n0 < 0 && x != 0 && v.pParams == null) absent(v, S, "paramCount", x, "pParams");
+    } else if (n0 >= 0) {
+      put64(m, o + 56, n0, S, "paramCount");
+    }
     if ((x = v.extraCount) !== undefined) {
       seen += put64(m, o + 72, x, S, "extraCount");
       if (n1 >= 0) covers(x, n1, S, "extraCount", f1);
-    } else if (n1 >= 0) put64(m, o + 72, n1, S, "extraCount");
+      if (n1 < 0 && x != 0 && v.pExtras == null) absent(v, S, "extraCount", x, "pExtras");
+    } else if (n1 >= 0) {
+      put64(m, o + 72, n1, S, "extraCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -2697,7 +2718,10 @@ export function structs() {
     if ((x = v.dataSize) !== undefined) {
       seen += put64(m, o + 16, x, S, "dataSize");
       if (n0 >= 0) covers(x, n0, S, "dataSize", f0);
-    } else if (n0 >= 0) put64(m, o + 16, n0, S, "dataSize");
+      if (n0 < 0 && x != 0 && v.pData == null) absent(v, S, "dataSize", x, "pData");
+    } else if (n0 >= 0) {
+      put64(m, o + 16, n0, S, "dataSize");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -2813,11 +2837,15 @@ export function structs() {
     if ((x = v.paramCount) !== undefined) {
       seen += put64(m, o + 56, x, S, "paramCount");
       if (n0 >= 0) covers(x, n0, S, "paramCount", f0);
-    } else if (n0 >= 0) put64(m, o + 56, n0, S, "paramCount");
+    } else if (n0 >= 0) {
+      put64(m, o + 56, n0, S, "paramCount");
+    }
     if ((x = v.extraCount) !== undefined) {
       seen += put64(m, o + 72, x, S, "extraCount");
       if (n1 >= 0) covers(x, n1, S, "extraCount", f1);
-    } else if (n1 >= 0) put64(m, o + 72, n1, S, "extraCount");
+    } else if (n1 >= 0) {
+      put64(m, o + 72, n1, S, "extraCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -2867,7 +2895,9 @@ export function structs() {
     if ((x = v.dataSize) !== undefined) {
       seen += put64(m, o + 16, x, S, "dataSize");
       if (n0 >= 0) covers(x, n0, S, "dataSize", f0);
-    } else if (n0 >= 0) put64(m, o + 16, n0, S, "dataSize");
+    } else if (n0 >= 0) {
+      put64(m, o + 16, n0, S, "dataSize");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -3111,7 +3141,12 @@ export function structs() {
     if ((x = v.resourceInfoCount) !== undefined) {
       seen += u32(m, o + 32, x, S, "resourceInfoCount");
       if (n0 >= 0) covers(x, n0, S, "resourceInfoCount", f0);
-    } else if (n0 >= 0) u32(m, o + 32, n0, S, "resourceInfoCount");
+      if (n0 < 0 && x != 0 && v.pResourceInfos == null) {
+        absent(v, S, "resourceInfoCount", x, "pResourceInfos");
+      }
+    } else if (n0 >= 0) {
+      u32(m, o + 32, n0, S, "resourceInfoCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -3178,7 +3213,9 @@ export function structs() {
     if ((x = v.identifierSize) !== undefined) {
       seen += u32(m, o + 16, x, S, "identifierSize");
       if (n0 >= 0) covers(x, n0, S, "identifierSize", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "identifierSize");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "identifierSize");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -3339,7 +3376,9 @@ export function structs() {
     if ((x = v.dataSize) !== undefined) {
       seen += put64(m, o + 24, x, S, "dataSize");
       if (n0 >= 0) covers(x, n0, S, "dataSize", f0);
-    } else if (n0 >= 0) put64(m, o + 24, n0, S, "dataSize");
+    } else if (n0 >= 0) {
+      put64(m, o + 24, n0, S, "dataSize");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -3613,7 +3652,9 @@ export function structs() {
     if ((x = v.constantCount) !== undefined) {
       seen += u32(m, o + 40, x, S, "constantCount");
       if (n0 >= 0) covers(x, n0, S, "constantCount", f0);
-    } else if (n0 >= 0) u32(m, o + 40, n0, S, "constantCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 40, n0, S, "constantCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -3706,7 +3747,9 @@ export function structs() {
     if ((x = v.connectionCount) !== undefined) {
       seen += u32(m, o + 20, x, S, "connectionCount");
       if (n0 >= 0) covers(x, n0, S, "connectionCount", f0);
-    } else if (n0 >= 0) u32(m, o + 20, n0, S, "connectionCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 20, n0, S, "connectionCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -3767,7 +3810,9 @@ export function structs() {
     if ((x = v.processingEngineCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "processingEngineCount");
       if (n0 >= 0) covers(x, n0, S, "processingEngineCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "processingEngineCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "processingEngineCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -4223,7 +4268,9 @@ export function structs() {
     if ((x = v.driverCount) !== undefined) {
       seen += u32(m, o + 20, x, S, "driverCount");
       if (n0 >= 0) covers(x, n0, S, "driverCount", f0);
-    } else if (n0 >= 0) u32(m, o + 20, n0, S, "driverCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 20, n0, S, "driverCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -4509,7 +4556,9 @@ export function structs() {
     if ((x = v.stageCount) !== undefined) {
       seen += u32(m, o + 20, x, S, "stageCount");
       if (n0 >= 0) covers(x, n0, S, "stageCount", f0);
-    } else if (n0 >= 0) u32(m, o + 20, n0, S, "stageCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 20, n0, S, "stageCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -4996,7 +5045,9 @@ export function structs() {
     if ((x = v.tensorCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "tensorCount");
       if (n0 >= 0) covers(x, n0, S, "tensorCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "tensorCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "tensorCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -5099,7 +5150,9 @@ export function structs() {
     if ((x = v.streamCount) !== undefined) {
       seen += u32(m, o + 40, x, S, "streamCount");
       if (n0 >= 0) covers(x, n0, S, "streamCount", f0);
-    } else if (n0 >= 0) u32(m, o + 40, n0, S, "streamCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 40, n0, S, "streamCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -5333,7 +5386,9 @@ export function structs() {
     if ((x = v.timingCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "timingCount");
       if (n0 >= 0) covers(x, n0, S, "timingCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "timingCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "timingCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -5524,7 +5579,9 @@ export function structs() {
     if ((x = v.perfCounterCount) !== undefined) {
       seen += u32(m, o + 36, x, S, "perfCounterCount");
       if (n0 >= 0) covers(x, n0, S, "perfCounterCount", f0);
-    } else if (n0 >= 0) u32(m, o + 36, n0, S, "perfCounterCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 36, n0, S, "perfCounterCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -5627,11 +5684,17 @@ export function structs() {
     if ((x = v.groupCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "groupCount");
       if (n0 >= 0) covers(x, n0, S, "groupCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "groupCount");
+      if (n0 < 0 && x != 0 && v.pGroups == null) absent(v, S, "groupCount", x, "pGroups");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "groupCount");
+    }
     if ((x = v.pipelineCount) !== undefined) {
       seen += u32(m, o + 32, x, S, "pipelineCount");
       if (n1 >= 0) covers(x, n1, S, "pipelineCount", f1);
-    } else if (n1 >= 0) u32(m, o + 32, n1, S, "pipelineCount");
+      if (n1 < 0 && x != 0 && v.pPipelines == null) absent(v, S, "pipelineCount", x, "pPipelines");
+    } else if (n1 >= 0) {
+      u32(m, o + 32, n1, S, "pipelineCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -5740,7 +5803,9 @@ export function structs() {
     if ((x = v.stageCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "stageCount");
       if (n0 >= 0) covers(x, n0, S, "stageCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "stageCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "stageCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -5782,7 +5847,9 @@ export function structs() {
     if ((x = v.dynamicMetadataSize) !== undefined) {
       seen += put64(m, o + 16, x, S, "dynamicMetadataSize");
       if (n0 >= 0) covers(x, n0, S, "dynamicMetadataSize", f0);
-    } else if (n0 >= 0) put64(m, o + 16, n0, S, "dynamicMetadataSize");
+    } else if (n0 >= 0) {
+      put64(m, o + 16, n0, S, "dynamicMetadataSize");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -5905,7 +5972,9 @@ export function structs() {
     if ((x = v.formatConstraintsCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "formatConstraintsCount");
       if (n0 >= 0) covers(x, n0, S, "formatConstraintsCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "formatConstraintsCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "formatConstraintsCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -5970,7 +6039,9 @@ export function structs() {
     if ((x = v.colorSpaceCount) !== undefined) {
       seen += u32(m, o + 120, x, S, "colorSpaceCount");
       if (n0 >= 0) covers(x, n0, S, "colorSpaceCount", f0);
-    } else if (n0 >= 0) u32(m, o + 120, n0, S, "colorSpaceCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 120, n0, S, "colorSpaceCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -6451,11 +6522,15 @@ export function structs() {
     if ((x = v.tokenCount) !== undefined) {
       seen += u32(m, o + 24, x, S, "tokenCount");
       if (n0 >= 0) covers(x, n0, S, "tokenCount", f0);
-    } else if (n0 >= 0) u32(m, o + 24, n0, S, "tokenCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 24, n0, S, "tokenCount");
+    }
     if ((x = v.streamCount) !== undefined) {
       seen += u32(m, o + 40, x, S, "streamCount");
       if (n1 >= 0) covers(x, n1, S, "streamCount", f1);
-    } else if (n1 >= 0) u32(m, o + 40, n1, S, "streamCount");
+    } else if (n1 >= 0) {
+      u32(m, o + 40, n1, S, "streamCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -6550,7 +6625,27 @@ export function structs() {
     if ((x = v.indexTypeCount) !== undefined) {
       seen += u32(m, o + 64, x, S, "indexTypeCount");
       if (n0 >= 0) covers(x, n0, S, "indexTypeCount", f0);
-    } else if (n0 >= 0) u32(m, o + 64, n0, S, "indexTypeCount");
+      if (x != 0 && (v.pIndexTypes == null || v.pIndexTypeValues == null)) {
+        absent(
+          v,
+          S,
+          "indexTypeCount",
+          x,
+          ["pIndexTypes", "pIndexTypeValues"].find((a) => v[a] == null),
+        );
+      }
+    } else if (n0 >= 0) {
+      u32(m, o + 64, n0, S, "indexTypeCount");
+      if (n0 != 0 && (v.pIndexTypes == null || v.pIndexTypeValues == null)) {
+        absent(
+          v,
+          S,
+          "indexTypeCount",
+          n0,
+          ["pIndexTypes", "pIndexTypeValues"].find((a) => v[a] == null),
+        );
+      }
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -6731,7 +6826,9 @@ export function structs() {
     if ((x = v.presentModeCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "presentModeCount");
       if (n0 >= 0) covers(x, n0, S, "presentModeCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "presentModeCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "presentModeCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -7147,7 +7244,12 @@ export function structs() {
     if ((x = v.perViewRenderAreaCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "perViewRenderAreaCount");
       if (n0 >= 0) covers(x, n0, S, "perViewRenderAreaCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "perViewRenderAreaCount");
+      if (n0 < 0 && x != 0 && v.pPerViewRenderAreas == null) {
+        absent(v, S, "perViewRenderAreaCount", x, "pPerViewRenderAreas");
+      }
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "perViewRenderAreaCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -7385,7 +7487,10 @@ export function structs() {
     if ((x = v.regionCount) !== undefined) {
       seen += u32(m, o + 20, x, S, "regionCount");
       if (n0 >= 0) covers(x, n0, S, "regionCount", f0);
-    } else if (n0 >= 0) u32(m, o + 20, n0, S, "regionCount");
+      if (n0 < 0 && x != 0 && v.pRegions == null) absent(v, S, "regionCount", x, "pRegions");
+    } else if (n0 >= 0) {
+      u32(m, o + 20, n0, S, "regionCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -9926,7 +10031,9 @@ export function structs() {
     if ((x = v.perfBlockCount) !== undefined) {
       seen += u32(m, o + 36, x, S, "perfBlockCount");
       if (n0 >= 0) covers(x, n0, S, "perfBlockCount", f0);
-    } else if (n0 >= 0) u32(m, o + 36, n0, S, "perfBlockCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 36, n0, S, "perfBlockCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -12495,7 +12602,9 @@ export function structs() {
     if ((x = v.coverageModulationTableCount) !== undefined) {
       seen += u32(m, o + 28, x, S, "coverageModulationTableCount");
       if (n0 >= 0) covers(x, n0, S, "coverageModulationTableCount", f0);
-    } else if (n0 >= 0) u32(m, o + 28, n0, S, "coverageModulationTableCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 28, n0, S, "coverageModulationTableCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -12781,7 +12890,12 @@ export function structs() {
     if ((x = v.customSampleOrderCount) !== undefined) {
       seen += u32(m, o + 20, x, S, "customSampleOrderCount");
       if (n0 >= 0) covers(x, n0, S, "customSampleOrderCount", f0);
-    } else if (n0 >= 0) u32(m, o + 20, n0, S, "customSampleOrderCount");
+      if (n0 < 0 && x != 0 && v.pCustomSampleOrders == null) {
+        absent(v, S, "customSampleOrderCount", x, "pCustomSampleOrders");
+      }
+    } else if (n0 >= 0) {
+      u32(m, o + 20, n0, S, "customSampleOrderCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -12837,7 +12951,9 @@ export function structs() {
     if ((x = v.exclusiveScissorCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "exclusiveScissorCount");
       if (n0 >= 0) covers(x, n0, S, "exclusiveScissorCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "exclusiveScissorCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "exclusiveScissorCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -12893,7 +13009,9 @@ export function structs() {
     if ((x = v.viewportCount) !== undefined) {
       seen += u32(m, o + 20, x, S, "viewportCount");
       if (n0 >= 0) covers(x, n0, S, "viewportCount", f0);
-    } else if (n0 >= 0) u32(m, o + 20, n0, S, "viewportCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 20, n0, S, "viewportCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -12950,7 +13068,9 @@ export function structs() {
     if ((x = v.viewportCount) !== undefined) {
       seen += u32(m, o + 20, x, S, "viewportCount");
       if (n0 >= 0) covers(x, n0, S, "viewportCount", f0);
-    } else if (n0 >= 0) u32(m, o + 20, n0, S, "viewportCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 20, n0, S, "viewportCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -13007,7 +13127,9 @@ export function structs() {
     if ((x = v.viewportCount) !== undefined) {
       seen += u32(m, o + 20, x, S, "viewportCount");
       if (n0 >= 0) covers(x, n0, S, "viewportCount", f0);
-    } else if (n0 >= 0) u32(m, o + 20, n0, S, "viewportCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 20, n0, S, "viewportCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -13107,7 +13229,9 @@ export function structs() {
     if ((x = v.swapchainCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "swapchainCount");
       if (n0 >= 0) covers(x, n0, S, "swapchainCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "swapchainCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "swapchainCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -13430,11 +13554,15 @@ export function structs() {
     if ((x = v.profileCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "profileCount");
       if (n0 >= 0) covers(x, n0, S, "profileCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "profileCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "profileCount");
+    }
     if ((x = v.extensionCount) !== undefined) {
       seen += u32(m, o + 32, x, S, "extensionCount");
       if (n1 >= 0) covers(x, n1, S, "extensionCount", f1);
-    } else if (n1 >= 0) u32(m, o + 32, n1, S, "extensionCount");
+    } else if (n1 >= 0) {
+      u32(m, o + 32, n1, S, "extensionCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -13550,11 +13678,15 @@ export function structs() {
     if ((x = v.stageCount) !== undefined) {
       seen += u32(m, o + 20, x, S, "stageCount");
       if (n0 >= 0) covers(x, n0, S, "stageCount", f0);
-    } else if (n0 >= 0) u32(m, o + 20, n0, S, "stageCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 20, n0, S, "stageCount");
+    }
     if ((x = v.groupCount) !== undefined) {
       seen += u32(m, o + 32, x, S, "groupCount");
       if (n1 >= 0) covers(x, n1, S, "groupCount", f1);
-    } else if (n1 >= 0) u32(m, o + 32, n1, S, "groupCount");
+    } else if (n1 >= 0) {
+      u32(m, o + 32, n1, S, "groupCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -13663,11 +13795,15 @@ export function structs() {
     if ((x = v.counterAddressCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "counterAddressCount");
       if (n0 >= 0) covers(x, n0, S, "counterAddressCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "counterAddressCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "counterAddressCount");
+    }
     if ((x = v.counterIndexCount) !== undefined) {
       seen += u32(m, o + 36, x, S, "counterIndexCount");
       if (n1 >= 0) covers(x, n1, S, "counterIndexCount", f1);
-    } else if (n1 >= 0) u32(m, o + 36, n1, S, "counterIndexCount");
+    } else if (n1 >= 0) {
+      u32(m, o + 36, n1, S, "counterIndexCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -13725,7 +13861,9 @@ export function structs() {
     if ((x = v.stripeInfoCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "stripeInfoCount");
       if (n0 >= 0) covers(x, n0, S, "stripeInfoCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "stripeInfoCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "stripeInfoCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -13815,7 +13953,9 @@ export function structs() {
     if ((x = v.stripeSemaphoreInfoCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "stripeSemaphoreInfoCount");
       if (n0 >= 0) covers(x, n0, S, "stripeSemaphoreInfoCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "stripeSemaphoreInfoCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "stripeSemaphoreInfoCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -14496,7 +14636,9 @@ export function structs() {
     if ((x = v.shadingRatePaletteEntryCount) !== undefined) {
       seen += u32(m, o, x, S, "shadingRatePaletteEntryCount");
       if (n0 >= 0) covers(x, n0, S, "shadingRatePaletteEntryCount", f0);
-    } else if (n0 >= 0) u32(m, o, n0, S, "shadingRatePaletteEntryCount");
+    } else if (n0 >= 0) {
+      u32(m, o, n0, S, "shadingRatePaletteEntryCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -14859,7 +15001,9 @@ export function structs() {
     if ((x = v.dimensionCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "dimensionCount");
       if (n0 >= 0) covers(x, n0, S, "dimensionCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "dimensionCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "dimensionCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -14923,7 +15067,9 @@ export function structs() {
     if ((x = v.queueFamilyIndexCount) !== undefined) {
       seen += u32(m, o + 36, x, S, "queueFamilyIndexCount");
       if (n0 >= 0) covers(x, n0, S, "queueFamilyIndexCount", f0);
-    } else if (n0 >= 0) u32(m, o + 36, n0, S, "queueFamilyIndexCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 36, n0, S, "queueFamilyIndexCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -14981,7 +15127,9 @@ export function structs() {
     if ((x = v.tensorMemoryBarrierCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "tensorMemoryBarrierCount");
       if (n0 >= 0) covers(x, n0, S, "tensorMemoryBarrierCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "tensorMemoryBarrierCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "tensorMemoryBarrierCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -15034,7 +15182,9 @@ export function structs() {
     if ((x = v.dimensionCount) !== undefined) {
       seen += u32(m, o + 24, x, S, "dimensionCount");
       if (n0 >= 0) covers(x, n0, S, "dimensionCount", f0);
-    } else if (n0 >= 0) u32(m, o + 24, n0, S, "dimensionCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 24, n0, S, "dimensionCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -15708,11 +15858,56 @@ export function structs() {
     if ((x = v.acquireCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "acquireCount");
       if (n0 >= 0) covers(x, n0, S, "acquireCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "acquireCount");
+      if (
+        x != 0 && (v.pAcquireSyncs == null || v.pAcquireKeys == null || v.pAcquireTimeoutMilliseconds == null)
+      ) {
+        absent(
+          v,
+          S,
+          "acquireCount",
+          x,
+          ["pAcquireSyncs", "pAcquireKeys", "pAcquireTimeoutMilliseconds"].find((a) => v[a] == null),
+        );
+      }
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "acquireCount");
+      if (
+        n0 != 0 &&
+        (v.pAcquireSyncs == null || v.pAcquireKeys == null || v.pAcquireTimeoutMilliseconds == null)
+      ) {
+        absent(
+          v,
+          S,
+          "acquireCount",
+          n0,
+          ["pAcquireSyncs", "pAcquireKeys", "pAcquireTimeoutMilliseconds"].find((a) => v[a] == null),
+        );
+      }
+    }
     if ((x = v.releaseCount) !== undefined) {
       seen += u32(m, o + 48, x, S, "releaseCount");
       if (n1 >= 0) covers(x, n1, S, "releaseCount", f1);
-    } else if (n1 >= 0) u32(m, o + 48, n1, S, "releaseCount");
+      if (x != 0 && (v.pReleaseSyncs == null || v.pReleaseKeys == null)) {
+        absent(
+          v,
+          S,
+          "releaseCount",
+          x,
+          ["pReleaseSyncs", "pReleaseKeys"].find((a) => v[a] == null),
+        );
+      }
+    } else if (n1 >= 0) {
+      u32(m, o + 48, n1, S, "releaseCount");
+      if (n1 != 0 && (v.pReleaseSyncs == null || v.pReleaseKeys == null)) {
+        absent(
+          v,
+          S,
+          "releaseCount",
+          n1,
+          ["pReleaseSyncs", "pReleaseKeys"].find((a) => v[a] == null),
+        );
+      }
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -15759,7 +15954,9 @@ export function structs() {
     if ((x = v.accelerationStructureCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "accelerationStructureCount");
       if (n0 >= 0) covers(x, n0, S, "accelerationStructureCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "accelerationStructureCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "accelerationStructureCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -15801,7 +15998,9 @@ export function structs() {
     if ((x = v.accelerationStructureCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "accelerationStructureCount");
       if (n0 >= 0) covers(x, n0, S, "accelerationStructureCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "accelerationStructureCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "accelerationStructureCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -15841,7 +16040,9 @@ export function structs() {
     if ((x = v.tensorViewCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "tensorViewCount");
       if (n0 >= 0) covers(x, n0, S, "tensorViewCount", f0);
-    } else if (n0 >= 0) u32(m, o + 16, n0, S, "tensorViewCount");
+    } else if (n0 >= 0) {
+      u32(m, o + 16, n0, S, "tensorViewCount");
+    }
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
