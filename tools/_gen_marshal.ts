@@ -173,7 +173,7 @@ class Emitter {
         : `if (${get}) {\nseen++;\n${this.#member(l, m, at(m.offset), S, K, counts)}\n}`) +
         (what === undefined
           ? ""
-          : ` else missing(${S}, ${K}, x${what === "pointer" ? "" : `, ${JSON.stringify(what)}`});`);
+          : ` else missing(v, ${S}, ${K}, x${what === "pointer" ? "" : `, ${JSON.stringify(what)}`});`);
       if (countNames.has(m.name)) {
         const n = counts.get(m.name)!;
         const store = (value: string) =>
@@ -181,6 +181,7 @@ class Emitter {
         const arrays = l.members.filter((a) =>
           a.pointer > 0 && a.name !== "pNext" && this.#countOf(l, a)?.name === m.name
         );
+        const bytes = arrays.some((a) => a.type === "void" || this.#countOf(l, a)!.scale !== 1);
         // A count not 0 needs each array vk.xml does not let be null (docs/behaviour.md V15); a lone array that
         // gave the count's length is there.
         const need = arrays.filter((a) => needed.has(a.name)).map((a) => a.name);
@@ -198,7 +199,7 @@ class Emitter {
         // Given beside its array, a count must not exceed the array's length (docs/behaviour.md V15).
         tail.push(`if (${get}) {
 seen += ${store("x")};
-if (n${n} >= 0) covers(x, n${n}, ${S}, ${K}, f${n});${absent("x")}
+if (n${n} >= 0) covers(x, n${n}, ${S}, ${K}, f${n}${bytes ? `, "byte"` : ""});${absent("x")}
 } else if (n${n} >= 0) {
 ${store(`n${n}`)};${arrays.length === 1 ? "" : absent(`n${n}`)}
 }`);

@@ -90,10 +90,12 @@ export function badValue(struct: string, member: string, value: unknown, expecte
 }
 
 /**
- * Throws for a member `struct` must have (docs/behaviour.md V13), given as undefined or null: `what` it is,
- * "pointer" or a handle's type.
+ * Throws for a member literal `v` of `struct` must give (docs/behaviour.md V13), given as undefined or null:
+ * `what` it is, "pointer" or a handle's type. A key of `v` that is no member is told first: a misspelled
+ * member is the likely cause.
  */
-export function missing(struct: string, member: string, value: unknown, what = "pointer"): never {
+export function missing(v: unknown, struct: string, member: string, value: unknown, what = "pointer"): never {
+  unknown(v, struct);
   throw new TypeError(
     `Cannot write "${struct}": member "${member}" is a required ${
       what === "pointer" ? what : `${what} handle`
@@ -109,12 +111,19 @@ export function mismatch(struct: string, count: string, a: string, na: number, b
 /**
  * Checks a count member given beside its array (`commandBufferCount` and `pCommandBuffers`): a count above the
  * array's length would have the driver read past its end (docs/behaviour.md V15); a smaller one is C's own
- * use of the array's first elements.
+ * use of the array's first elements. `unit` is what the count counts ("byte" for `codeSize`).
  */
-export function covers(x: unknown, n: number, struct: string, count: string, array: string): void {
+export function covers(
+  x: unknown,
+  n: number,
+  struct: string,
+  count: string,
+  array: string,
+  unit = "element",
+): void {
   if (Number(x) > n) {
     throw new RangeError(
-      `Cannot write ${shownValue(x)} to ${where(struct, count)}: "${array}" has ${n} element${
+      `Cannot write ${shownValue(x)} to ${where(struct, count)}: "${array}" has ${n} ${unit}${
         n === 1 ? "" : "s"
       }`,
     );
@@ -135,12 +144,39 @@ export function absent(v: unknown, struct: string, count: string, x: unknown, ar
   throw new RangeError(`${what}: "${array}" has no elements (got ${literal[array]})`);
 }
 
+/** The known name closest to `key` by edit distance, if close enough to be a likely misspelling. */
+function closest(key: string, names: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Math.max(2, Math.floor(key.length / 3)) + 1;
+  for (const name of names) {
+    const d = distance(key.toLowerCase(), name.toLowerCase());
+    if (d < bestDistance) [best, bestDistance] = [name, d];
+  }
+  return best;
+}
+
+/** Levenshtein distance (insertions, deletions and substitutions). */
+function distance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) {
+      next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    row = next;
+  }
+  return row[b.length]!;
+}
+
 /** Throws for the first key of `v` that is not a member of `struct` (`type` names an extending struct). */
 export function unknown(v: unknown, struct: string): void {
-  const members = layoutOf(struct).members;
+  const members = layoutOf(struct).members.map((m) => m.name);
   for (const key of Object.keys(v as object)) {
-    if (key !== "type" && !members.some((m) => m.name === key)) {
-      throw new TypeError(`Unknown member "${key}" of "${struct}"`);
+    if (key !== "type" && !members.includes(key)) {
+      const hint = closest(key, members);
+      throw new TypeError(
+        `Unknown member "${key}" of "${struct}"${hint === undefined ? "" : ` (did you mean "${hint}"?)`}`,
+      );
     }
   }
 }

@@ -39,6 +39,15 @@ Deno.test("a count above its array's length throws naming the struct, the count 
       message: /"queueCount" of "VkDeviceQueueCreateInfo": "pQueuePriorities" has 2 elements$/,
     },
   );
+  // A count of bytes (codeSize, of a uint32_t array) says bytes.
+  assertThrows(
+    () =>
+      writeStruct(arena, "VkShaderModuleCreateInfo", { codeSize: 1000, pCode: [0x07230203, 0x10000, 0, 0] }),
+    {
+      name: "RangeError",
+      message: 'Cannot write 1000 to member "codeSize" of "VkShaderModuleCreateInfo": "pCode" has 16 bytes',
+    },
+  );
   // Nested: the error comes from the element's own writer.
   assertThrows(
     () =>

@@ -250,6 +250,23 @@ Deno.test("fixed arrays, char arrays, 64-bit members and floats round-trip", () 
   assertThrows(() => writeStruct(arena, "VkLayerProperties", { layerName: "x".repeat(256) }), RangeError);
 });
 
+Deno.test("a misspelled member is named first, with the closest member's name, even where it leaves out a required one", () => {
+  using arena = new Arena();
+  const queue = { queueFamilyIndex: 0, pQueuePriority: [1] };
+  const e = assertThrows(
+    // @ts-expect-error misspelled member: deno check and the run-time check both catch it
+    () => writeStruct(arena, "VkDeviceCreateInfo", { pQueueCreateInfos: [queue] }),
+    TypeError,
+  );
+  assertEquals(
+    e.message,
+    'Unknown member "pQueuePriority" of "VkDeviceQueueCreateInfo" (did you mean "pQueuePriorities"?)',
+  );
+  // Nothing close: no hint.
+  const far = assertThrows(() => writeStruct(arena, "VkExtent2D", { depth: 1 } as never), TypeError);
+  assertEquals(far.message, 'Unknown member "depth" of "VkExtent2D"');
+});
+
 Deno.test("unknown structs, unknown members and wrong shapes throw", () => {
   using arena = new Arena();
   // @ts-expect-error unknown struct name: deno check and the run-time check both catch it

@@ -388,9 +388,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.buffer) != null) seen += putPointer(m, o + 16, x, S, "buffer");
-    else missing(S, "buffer", x, "VkBuffer");
+    else missing(v, S, "buffer", x, "VkBuffer");
     if ((x = v.memory) != null) seen += putPointer(m, o + 24, x, S, "memory");
-    else missing(S, "memory", x, "VkDeviceMemory");
+    else missing(v, S, "memory", x, "VkDeviceMemory");
     if ((x = v.memoryOffset) !== undefined) seen += put64(m, o + 32, x, S, "memoryOffset");
     let keys = 0;
     for (const _ in v) keys++;
@@ -432,7 +432,7 @@ export function structs() {
         n0 = t;
         f0 = "pDescriptorSets";
       }
-    } else missing(S, "pDescriptorSets", x);
+    } else missing(v, S, "pDescriptorSets", x);
     if ((x = v.pDynamicOffsets) !== undefined) {
       seen++;
       let t = -1;
@@ -568,7 +568,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.image) != null) seen += putPointer(m, o + 16, x, S, "image");
-    else missing(S, "image", x, "VkImage");
+    else missing(v, S, "image", x, "VkImage");
     if ((x = v.memory) !== undefined) seen += putPointer(m, o + 24, x, S, "memory");
     if ((x = v.memoryOffset) !== undefined) seen += put64(m, o + 32, x, S, "memoryOffset");
     let keys = 0;
@@ -625,7 +625,7 @@ export function structs() {
     if ((x = v.pResult) != null) {
       seen++;
       array(m, o + 16, x, "u32", 4, S, "pResult");
-    } else missing(S, "pResult", x);
+    } else missing(v, S, "pResult", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -831,10 +831,10 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.srcImage) != null) seen += putPointer(m, o + 16, x, S, "srcImage");
-    else missing(S, "srcImage", x, "VkImage");
+    else missing(v, S, "srcImage", x, "VkImage");
     if ((x = v.srcImageLayout) !== undefined) seen += u32(m, o + 24, x, S, "srcImageLayout");
     if ((x = v.dstImage) != null) seen += putPointer(m, o + 32, x, S, "dstImage");
-    else missing(S, "dstImage", x, "VkImage");
+    else missing(v, S, "dstImage", x, "VkImage");
     if ((x = v.dstImageLayout) !== undefined) seen += u32(m, o + 40, x, S, "dstImageLayout");
     if ((x = v.pRegions) != null) {
       seen++;
@@ -860,7 +860,7 @@ export function structs() {
         n0 = t;
         f0 = "pRegions";
       }
-    } else missing(S, "pRegions", x);
+    } else missing(v, S, "pRegions", x);
     if ((x = v.filter) !== undefined) seen += u32(m, o + 56, x, S, "filter");
     if ((x = v.regionCount) !== undefined) {
       seen += u32(m, o + 44, x, S, "regionCount");
@@ -999,7 +999,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.buffer) != null) seen += putPointer(m, o + 16, x, S, "buffer");
-    else missing(S, "buffer", x, "VkBuffer");
+    else missing(v, S, "buffer", x, "VkBuffer");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -1115,7 +1115,7 @@ export function structs() {
     if ((x = v.srcQueueFamilyIndex) !== undefined) seen += u32(m, o + 24, x, S, "srcQueueFamilyIndex");
     if ((x = v.dstQueueFamilyIndex) !== undefined) seen += u32(m, o + 28, x, S, "dstQueueFamilyIndex");
     if ((x = v.buffer) != null) seen += putPointer(m, o + 32, x, S, "buffer");
-    else missing(S, "buffer", x, "VkBuffer");
+    else missing(v, S, "buffer", x, "VkBuffer");
     if ((x = v.offset) !== undefined) seen += put64(m, o + 40, x, S, "offset");
     if ((x = v.size) !== undefined) seen += put64(m, o + 48, x, S, "size");
     let keys = 0;
@@ -1155,7 +1155,7 @@ export function structs() {
     if ((x = v.srcQueueFamilyIndex) !== undefined) seen += u32(m, o + 48, x, S, "srcQueueFamilyIndex");
     if ((x = v.dstQueueFamilyIndex) !== undefined) seen += u32(m, o + 52, x, S, "dstQueueFamilyIndex");
     if ((x = v.buffer) != null) seen += putPointer(m, o + 56, x, S, "buffer");
-    else missing(S, "buffer", x, "VkBuffer");
+    else missing(v, S, "buffer", x, "VkBuffer");
     if ((x = v.offset) !== undefined) seen += put64(m, o + 64, x, S, "offset");
     if ((x = v.size) !== undefined) seen += put64(m, o + 72, x, S, "size");
     let keys = 0;
@@ -1191,7 +1191,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.buffer) != null) seen += putPointer(m, o + 16, x, S, "buffer");
-    else missing(S, "buffer", x, "VkBuffer");
+    else missing(v, S, "buffer", x, "VkBuffer");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -1268,7 +1268,7 @@ export function structs() {
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
     if ((x = v.buffer) != null) seen += putPointer(m, o + 24, x, S, "buffer");
-    else missing(S, "buffer", x, "VkBuffer");
+    else missing(v, S, "buffer", x, "VkBuffer");
     if ((x = v.format) !== undefined) seen += u32(m, o + 32, x, S, "format");
     if ((x = v.offset) !== undefined) seen += put64(m, o + 40, x, S, "offset");
     if ((x = v.range) !== undefined) seen += put64(m, o + 48, x, S, "range");
@@ -1427,7 +1427,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.commandPool) != null) seen += putPointer(m, o + 16, x, S, "commandPool");
-    else missing(S, "commandPool", x, "VkCommandPool");
+    else missing(v, S, "commandPool", x, "VkCommandPool");
     if ((x = v.level) !== undefined) seen += u32(m, o + 24, x, S, "level");
     if ((x = v.commandBufferCount) !== undefined) seen += u32(m, o + 28, x, S, "commandBufferCount");
     let keys = 0;
@@ -1595,7 +1595,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.commandBuffer) != null) seen += putPointer(m, o + 16, x, S, "commandBuffer");
-    else missing(S, "commandBuffer", x, "VkCommandBuffer");
+    else missing(v, S, "commandBuffer", x, "VkCommandBuffer");
     if ((x = v.deviceMask) !== undefined) seen += u32(m, o + 24, x, S, "deviceMask");
     let keys = 0;
     for (const _ in v) keys++;
@@ -1796,9 +1796,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.srcBuffer) != null) seen += putPointer(m, o + 16, x, S, "srcBuffer");
-    else missing(S, "srcBuffer", x, "VkBuffer");
+    else missing(v, S, "srcBuffer", x, "VkBuffer");
     if ((x = v.dstBuffer) != null) seen += putPointer(m, o + 24, x, S, "dstBuffer");
-    else missing(S, "dstBuffer", x, "VkBuffer");
+    else missing(v, S, "dstBuffer", x, "VkBuffer");
     if ((x = v.pRegions) != null) {
       seen++;
       let t = -1;
@@ -1823,7 +1823,7 @@ export function structs() {
         n0 = t;
         f0 = "pRegions";
       }
-    } else missing(S, "pRegions", x);
+    } else missing(v, S, "pRegions", x);
     if ((x = v.regionCount) !== undefined) {
       seen += u32(m, o + 32, x, S, "regionCount");
       if (n0 >= 0) covers(x, n0, S, "regionCount", f0);
@@ -1859,9 +1859,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.srcBuffer) != null) seen += putPointer(m, o + 16, x, S, "srcBuffer");
-    else missing(S, "srcBuffer", x, "VkBuffer");
+    else missing(v, S, "srcBuffer", x, "VkBuffer");
     if ((x = v.dstImage) != null) seen += putPointer(m, o + 24, x, S, "dstImage");
-    else missing(S, "dstImage", x, "VkImage");
+    else missing(v, S, "dstImage", x, "VkImage");
     if ((x = v.dstImageLayout) !== undefined) seen += u32(m, o + 32, x, S, "dstImageLayout");
     if ((x = v.pRegions) != null) {
       seen++;
@@ -1887,7 +1887,7 @@ export function structs() {
         n0 = t;
         f0 = "pRegions";
       }
-    } else missing(S, "pRegions", x);
+    } else missing(v, S, "pRegions", x);
     if ((x = v.regionCount) !== undefined) {
       seen += u32(m, o + 36, x, S, "regionCount");
       if (n0 >= 0) covers(x, n0, S, "regionCount", f0);
@@ -1923,11 +1923,11 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.srcSet) != null) seen += putPointer(m, o + 16, x, S, "srcSet");
-    else missing(S, "srcSet", x, "VkDescriptorSet");
+    else missing(v, S, "srcSet", x, "VkDescriptorSet");
     if ((x = v.srcBinding) !== undefined) seen += u32(m, o + 24, x, S, "srcBinding");
     if ((x = v.srcArrayElement) !== undefined) seen += u32(m, o + 28, x, S, "srcArrayElement");
     if ((x = v.dstSet) != null) seen += putPointer(m, o + 32, x, S, "dstSet");
-    else missing(S, "dstSet", x, "VkDescriptorSet");
+    else missing(v, S, "dstSet", x, "VkDescriptorSet");
     if ((x = v.dstBinding) !== undefined) seen += u32(m, o + 40, x, S, "dstBinding");
     if ((x = v.dstArrayElement) !== undefined) seen += u32(m, o + 44, x, S, "dstArrayElement");
     if ((x = v.descriptorCount) !== undefined) seen += u32(m, o + 48, x, S, "descriptorCount");
@@ -1963,10 +1963,10 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.srcImage) != null) seen += putPointer(m, o + 16, x, S, "srcImage");
-    else missing(S, "srcImage", x, "VkImage");
+    else missing(v, S, "srcImage", x, "VkImage");
     if ((x = v.srcImageLayout) !== undefined) seen += u32(m, o + 24, x, S, "srcImageLayout");
     if ((x = v.dstImage) != null) seen += putPointer(m, o + 32, x, S, "dstImage");
-    else missing(S, "dstImage", x, "VkImage");
+    else missing(v, S, "dstImage", x, "VkImage");
     if ((x = v.dstImageLayout) !== undefined) seen += u32(m, o + 40, x, S, "dstImageLayout");
     if ((x = v.pRegions) != null) {
       seen++;
@@ -1992,7 +1992,7 @@ export function structs() {
         n0 = t;
         f0 = "pRegions";
       }
-    } else missing(S, "pRegions", x);
+    } else missing(v, S, "pRegions", x);
     if ((x = v.regionCount) !== undefined) {
       seen += u32(m, o + 44, x, S, "regionCount");
       if (n0 >= 0) covers(x, n0, S, "regionCount", f0);
@@ -2030,10 +2030,10 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.srcImage) != null) seen += putPointer(m, o + 16, x, S, "srcImage");
-    else missing(S, "srcImage", x, "VkImage");
+    else missing(v, S, "srcImage", x, "VkImage");
     if ((x = v.srcImageLayout) !== undefined) seen += u32(m, o + 24, x, S, "srcImageLayout");
     if ((x = v.dstBuffer) != null) seen += putPointer(m, o + 32, x, S, "dstBuffer");
-    else missing(S, "dstBuffer", x, "VkBuffer");
+    else missing(v, S, "dstBuffer", x, "VkBuffer");
     if ((x = v.pRegions) != null) {
       seen++;
       let t = -1;
@@ -2058,7 +2058,7 @@ export function structs() {
         n0 = t;
         f0 = "pRegions";
       }
-    } else missing(S, "pRegions", x);
+    } else missing(v, S, "pRegions", x);
     if ((x = v.regionCount) !== undefined) {
       seen += u32(m, o + 40, x, S, "regionCount");
       if (n0 >= 0) covers(x, n0, S, "regionCount", f0);
@@ -2096,10 +2096,10 @@ export function structs() {
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
     if ((x = v.srcImage) != null) seen += putPointer(m, o + 24, x, S, "srcImage");
-    else missing(S, "srcImage", x, "VkImage");
+    else missing(v, S, "srcImage", x, "VkImage");
     if ((x = v.srcImageLayout) !== undefined) seen += u32(m, o + 32, x, S, "srcImageLayout");
     if ((x = v.dstImage) != null) seen += putPointer(m, o + 40, x, S, "dstImage");
-    else missing(S, "dstImage", x, "VkImage");
+    else missing(v, S, "dstImage", x, "VkImage");
     if ((x = v.dstImageLayout) !== undefined) seen += u32(m, o + 48, x, S, "dstImageLayout");
     if ((x = v.pRegions) != null) {
       seen++;
@@ -2125,7 +2125,7 @@ export function structs() {
         n0 = t;
         f0 = "pRegions";
       }
-    } else missing(S, "pRegions", x);
+    } else missing(v, S, "pRegions", x);
     if ((x = v.regionCount) !== undefined) {
       seen += u32(m, o + 52, x, S, "regionCount");
       if (n0 >= 0) covers(x, n0, S, "regionCount", f0);
@@ -2165,7 +2165,7 @@ export function structs() {
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
     if ((x = v.srcImage) != null) seen += putPointer(m, o + 24, x, S, "srcImage");
-    else missing(S, "srcImage", x, "VkImage");
+    else missing(v, S, "srcImage", x, "VkImage");
     if ((x = v.srcImageLayout) !== undefined) seen += u32(m, o + 32, x, S, "srcImageLayout");
     if ((x = v.pRegions) != null) {
       seen++;
@@ -2191,7 +2191,7 @@ export function structs() {
         n0 = t;
         f0 = "pRegions";
       }
-    } else missing(S, "pRegions", x);
+    } else missing(v, S, "pRegions", x);
     if ((x = v.regionCount) !== undefined) {
       seen += u32(m, o + 36, x, S, "regionCount");
       if (n0 >= 0) covers(x, n0, S, "regionCount", f0);
@@ -2229,7 +2229,7 @@ export function structs() {
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
     if ((x = v.dstImage) != null) seen += putPointer(m, o + 24, x, S, "dstImage");
-    else missing(S, "dstImage", x, "VkImage");
+    else missing(v, S, "dstImage", x, "VkImage");
     if ((x = v.dstImageLayout) !== undefined) seen += u32(m, o + 32, x, S, "dstImageLayout");
     if ((x = v.pRegions) != null) {
       seen++;
@@ -2255,7 +2255,7 @@ export function structs() {
         n0 = t;
         f0 = "pRegions";
       }
-    } else missing(S, "pRegions", x);
+    } else missing(v, S, "pRegions", x);
     if ((x = v.regionCount) !== undefined) {
       seen += u32(m, o + 36, x, S, "regionCount");
       if (n0 >= 0) covers(x, n0, S, "regionCount", f0);
@@ -2578,7 +2578,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.descriptorPool) != null) seen += putPointer(m, o + 16, x, S, "descriptorPool");
-    else missing(S, "descriptorPool", x, "VkDescriptorPool");
+    else missing(v, S, "descriptorPool", x, "VkDescriptorPool");
     if ((x = v.pSetLayouts) != null) {
       seen++;
       let t = -1;
@@ -2588,7 +2588,7 @@ export function structs() {
         n0 = t;
         f0 = "pSetLayouts";
       }
-    } else missing(S, "pSetLayouts", x);
+    } else missing(v, S, "pSetLayouts", x);
     if ((x = v.descriptorSetCount) !== undefined) {
       seen += u32(m, o + 24, x, S, "descriptorSetCount");
       if (n0 >= 0) covers(x, n0, S, "descriptorSetCount", f0);
@@ -2894,7 +2894,7 @@ export function structs() {
         n0 = t;
         f0 = "pDescriptorUpdateEntries";
       }
-    } else missing(S, "pDescriptorUpdateEntries", x);
+    } else missing(v, S, "pDescriptorUpdateEntries", x);
     if ((x = v.templateType) !== undefined) seen += u32(m, o + 32, x, S, "templateType");
     if ((x = v.descriptorSetLayout) !== undefined) seen += putPointer(m, o + 40, x, S, "descriptorSetLayout");
     if ((x = v.pipelineBindPoint) !== undefined) seen += u32(m, o + 48, x, S, "pipelineBindPoint");
@@ -2983,7 +2983,7 @@ export function structs() {
           t = x.length;
         } else t = 0;
       }
-    } else missing(S, "pCreateInfo", x);
+    } else missing(v, S, "pCreateInfo", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -3401,7 +3401,7 @@ export function structs() {
           t = x.length;
         } else t = 0;
       }
-    } else missing(S, "pCreateInfo", x);
+    } else missing(v, S, "pCreateInfo", x);
     if ((x = v.planeAspect) !== undefined) seen += u32(m, o + 24, x, S, "planeAspect");
     let keys = 0;
     for (const _ in v) keys++;
@@ -3447,7 +3447,7 @@ export function structs() {
           t = x.length;
         } else t = 0;
       }
-    } else missing(S, "pCreateInfo", x);
+    } else missing(v, S, "pCreateInfo", x);
     if ((x = v.pSubresource) != null) {
       seen++;
       let t = -1;
@@ -3467,7 +3467,7 @@ export function structs() {
           t = x.length;
         } else t = 0;
       }
-    } else missing(S, "pSubresource", x);
+    } else missing(v, S, "pSubresource", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -3494,7 +3494,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.memory) != null) seen += putPointer(m, o + 16, x, S, "memory");
-    else missing(S, "memory", x, "VkDeviceMemory");
+    else missing(v, S, "memory", x, "VkDeviceMemory");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -3783,7 +3783,7 @@ export function structs() {
         n0 = t;
         f0 = "pQueuePriorities";
       }
-    } else missing(S, "pQueuePriorities", x);
+    } else missing(v, S, "pQueuePriorities", x);
     if ((x = v.queueCount) !== undefined) {
       seen += u32(m, o + 24, x, S, "queueCount");
       if (n0 >= 0) covers(x, n0, S, "queueCount", f0);
@@ -4606,7 +4606,7 @@ export function structs() {
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
     if ((x = v.renderPass) != null) seen += putPointer(m, o + 24, x, S, "renderPass");
-    else missing(S, "renderPass", x, "VkRenderPass");
+    else missing(v, S, "renderPass", x, "VkRenderPass");
     if ((x = v.pAttachments) !== undefined) {
       seen++;
       let t = -1;
@@ -4977,7 +4977,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.image) != null) seen += putPointer(m, o + 16, x, S, "image");
-    else missing(S, "image", x, "VkImage");
+    else missing(v, S, "image", x, "VkImage");
     if ((x = v.oldLayout) !== undefined) seen += u32(m, o + 24, x, S, "oldLayout");
     if ((x = v.newLayout) !== undefined) seen += u32(m, o + 28, x, S, "newLayout");
     if ((x = v.subresourceRange) !== undefined) {
@@ -5372,7 +5372,7 @@ export function structs() {
     if ((x = v.srcQueueFamilyIndex) !== undefined) seen += u32(m, o + 32, x, S, "srcQueueFamilyIndex");
     if ((x = v.dstQueueFamilyIndex) !== undefined) seen += u32(m, o + 36, x, S, "dstQueueFamilyIndex");
     if ((x = v.image) != null) seen += putPointer(m, o + 40, x, S, "image");
-    else missing(S, "image", x, "VkImage");
+    else missing(v, S, "image", x, "VkImage");
     if ((x = v.subresourceRange) !== undefined) {
       seen++;
       if (typeof x !== "object" || x === null) badValue(S, "subresourceRange", x, "an object");
@@ -5418,7 +5418,7 @@ export function structs() {
     if ((x = v.srcQueueFamilyIndex) !== undefined) seen += u32(m, o + 56, x, S, "srcQueueFamilyIndex");
     if ((x = v.dstQueueFamilyIndex) !== undefined) seen += u32(m, o + 60, x, S, "dstQueueFamilyIndex");
     if ((x = v.image) != null) seen += putPointer(m, o + 64, x, S, "image");
-    else missing(S, "image", x, "VkImage");
+    else missing(v, S, "image", x, "VkImage");
     if ((x = v.subresourceRange) !== undefined) {
       seen++;
       if (typeof x !== "object" || x === null) badValue(S, "subresourceRange", x, "an object");
@@ -5458,7 +5458,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.image) != null) seen += putPointer(m, o + 16, x, S, "image");
-    else missing(S, "image", x, "VkImage");
+    else missing(v, S, "image", x, "VkImage");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -5607,7 +5607,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.image) != null) seen += putPointer(m, o + 16, x, S, "image");
-    else missing(S, "image", x, "VkImage");
+    else missing(v, S, "image", x, "VkImage");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -5758,7 +5758,7 @@ export function structs() {
     if ((x = v.pHostPointer) != null) {
       seen++;
       array(m, o + 16, x, "bytes", 1, S, "pHostPointer");
-    } else missing(S, "pHostPointer", x);
+    } else missing(v, S, "pHostPointer", x);
     if ((x = v.memoryRowLength) !== undefined) seen += u32(m, o + 24, x, S, "memoryRowLength");
     if ((x = v.memoryImageHeight) !== undefined) seen += u32(m, o + 28, x, S, "memoryImageHeight");
     if ((x = v.imageSubresource) !== undefined) {
@@ -5807,7 +5807,7 @@ export function structs() {
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
     if ((x = v.image) != null) seen += putPointer(m, o + 24, x, S, "image");
-    else missing(S, "image", x, "VkImage");
+    else missing(v, S, "image", x, "VkImage");
     if ((x = v.viewType) !== undefined) seen += u32(m, o + 32, x, S, "viewType");
     if ((x = v.format) !== undefined) seen += u32(m, o + 36, x, S, "format");
     if ((x = v.components) !== undefined) {
@@ -6015,7 +6015,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.memory) != null) seen += putPointer(m, o + 16, x, S, "memory");
-    else missing(S, "memory", x, "VkDeviceMemory");
+    else missing(v, S, "memory", x, "VkDeviceMemory");
     if ((x = v.offset) !== undefined) seen += put64(m, o + 24, x, S, "offset");
     if ((x = v.size) !== undefined) seen += put64(m, o + 32, x, S, "size");
     let keys = 0;
@@ -6235,7 +6235,7 @@ export function structs() {
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
     if ((x = v.memory) != null) seen += putPointer(m, o + 24, x, S, "memory");
-    else missing(S, "memory", x, "VkDeviceMemory");
+    else missing(v, S, "memory", x, "VkDeviceMemory");
     if ((x = v.offset) !== undefined) seen += put64(m, o + 32, x, S, "offset");
     if ((x = v.size) !== undefined) seen += put64(m, o + 40, x, S, "size");
     let keys = 0;
@@ -6343,7 +6343,7 @@ export function structs() {
     if ((x = v.pHostPointer) != null) {
       seen++;
       array(m, o + 16, x, "bytes", 1, S, "pHostPointer");
-    } else missing(S, "pHostPointer", x);
+    } else missing(v, S, "pHostPointer", x);
     if ((x = v.memoryRowLength) !== undefined) seen += u32(m, o + 24, x, S, "memoryRowLength");
     if ((x = v.memoryImageHeight) !== undefined) seen += u32(m, o + 28, x, S, "memoryImageHeight");
     if ((x = v.imageSubresource) !== undefined) {
@@ -6411,7 +6411,7 @@ export function structs() {
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
     if ((x = v.memory) != null) seen += putPointer(m, o + 24, x, S, "memory");
-    else missing(S, "memory", x, "VkDeviceMemory");
+    else missing(v, S, "memory", x, "VkDeviceMemory");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -11101,7 +11101,7 @@ export function structs() {
     }
     if ((x = v.initialDataSize) !== undefined) {
       seen += put64(m, o + 24, x, S, "initialDataSize");
-      if (n0 >= 0) covers(x, n0, S, "initialDataSize", f0);
+      if (n0 >= 0) covers(x, n0, S, "initialDataSize", f0, "byte");
       if (n0 < 0 && x != 0 && v.pInitialData == null) absent(v, S, "initialDataSize", x, "pInitialData");
     } else if (n0 >= 0) {
       put64(m, o + 24, n0, S, "initialDataSize");
@@ -11410,7 +11410,7 @@ export function structs() {
           t = x.length;
         } else t = 0;
       }
-    } else missing(S, "pPipelineCreationFeedback", x);
+    } else missing(v, S, "pPipelineCreationFeedback", x);
     if ((x = v.pPipelineStageCreationFeedbacks) !== undefined) {
       seen++;
       let t = -1;
@@ -11705,7 +11705,7 @@ export function structs() {
     if ((x = v.alphaToOneEnable) !== undefined) seen += bool(m, o + 44, x, S, "alphaToOneEnable");
     if ((x = v.rasterizationSamples) !== undefined) {
       seen += u32(m, o + 20, x, S, "rasterizationSamples");
-      if (n0 >= 0) covers(x, n0, S, "rasterizationSamples", f0);
+      if (n0 >= 0) covers(x, n0, S, "rasterizationSamples", f0, "byte");
     } else if (n0 >= 0) {
       u32(m, o + 20, n0, S, "rasterizationSamples");
     }
@@ -11963,7 +11963,7 @@ export function structs() {
     if ((x = v.pName) != null) {
       seen++;
       str(m, o + 32, x, S, "pName");
-    } else missing(S, "pName", x);
+    } else missing(v, S, "pName", x);
     if ((x = v.pSpecializationInfo) !== undefined) {
       seen++;
       let t = -1;
@@ -12121,7 +12121,7 @@ export function structs() {
         n0 = t;
         f0 = "pVertexBindingDivisors";
       }
-    } else missing(S, "pVertexBindingDivisors", x);
+    } else missing(v, S, "pVertexBindingDivisors", x);
     if ((x = v.vertexBindingDivisorCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "vertexBindingDivisorCount");
       if (n0 >= 0) covers(x, n0, S, "vertexBindingDivisorCount", f0);
@@ -12443,10 +12443,10 @@ export function structs() {
         n0 = t;
         f0 = "pValues";
       }
-    } else missing(S, "pValues", x);
+    } else missing(v, S, "pValues", x);
     if ((x = v.size) !== undefined) {
       seen += u32(m, o + 32, x, S, "size");
-      if (n0 >= 0) covers(x, n0, S, "size", f0);
+      if (n0 >= 0) covers(x, n0, S, "size", f0, "byte");
     } else if (n0 >= 0) {
       u32(m, o + 32, n0, S, "size");
     }
@@ -12506,7 +12506,7 @@ export function structs() {
         n0 = t;
         f0 = "pDescriptorWrites";
       }
-    } else missing(S, "pDescriptorWrites", x);
+    } else missing(v, S, "pDescriptorWrites", x);
     if ((x = v.descriptorWriteCount) !== undefined) {
       seen += u32(m, o + 36, x, S, "descriptorWriteCount");
       if (n0 >= 0) covers(x, n0, S, "descriptorWriteCount", f0);
@@ -12543,13 +12543,13 @@ export function structs() {
     }
     if ((x = v.descriptorUpdateTemplate) != null) {
       seen += putPointer(m, o + 16, x, S, "descriptorUpdateTemplate");
-    } else missing(S, "descriptorUpdateTemplate", x, "VkDescriptorUpdateTemplate");
+    } else missing(v, S, "descriptorUpdateTemplate", x, "VkDescriptorUpdateTemplate");
     if ((x = v.layout) !== undefined) seen += putPointer(m, o + 24, x, S, "layout");
     if ((x = v.set) !== undefined) seen += u32(m, o + 32, x, S, "set");
     if ((x = v.pData) != null) {
       seen++;
       array(m, o + 40, x, "bytes", 1, S, "pData");
-    } else missing(S, "pData", x);
+    } else missing(v, S, "pData", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -12766,9 +12766,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.renderPass) != null) seen += putPointer(m, o + 16, x, S, "renderPass");
-    else missing(S, "renderPass", x, "VkRenderPass");
+    else missing(v, S, "renderPass", x, "VkRenderPass");
     if ((x = v.framebuffer) != null) seen += putPointer(m, o + 24, x, S, "framebuffer");
-    else missing(S, "framebuffer", x, "VkFramebuffer");
+    else missing(v, S, "framebuffer", x, "VkFramebuffer");
     if ((x = v.renderArea) !== undefined) {
       seen++;
       if (typeof x !== "object" || x === null) badValue(S, "renderArea", x, "an object");
@@ -12886,7 +12886,7 @@ export function structs() {
         n1 = t;
         f1 = "pSubpasses";
       }
-    } else missing(S, "pSubpasses", x);
+    } else missing(v, S, "pSubpasses", x);
     if ((x = v.pDependencies) !== undefined) {
       seen++;
       let t = -1;
@@ -13016,7 +13016,7 @@ export function structs() {
         n1 = t;
         f1 = "pSubpasses";
       }
-    } else missing(S, "pSubpasses", x);
+    } else missing(v, S, "pSubpasses", x);
     if ((x = v.pDependencies) !== undefined) {
       seen++;
       let t = -1;
@@ -13138,7 +13138,7 @@ export function structs() {
         n0 = t;
         f0 = "pAspectReferences";
       }
-    } else missing(S, "pAspectReferences", x);
+    } else missing(v, S, "pAspectReferences", x);
     if ((x = v.aspectReferenceCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "aspectReferenceCount");
       if (n0 >= 0) covers(x, n0, S, "aspectReferenceCount", f0);
@@ -13560,10 +13560,10 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.srcImage) != null) seen += putPointer(m, o + 16, x, S, "srcImage");
-    else missing(S, "srcImage", x, "VkImage");
+    else missing(v, S, "srcImage", x, "VkImage");
     if ((x = v.srcImageLayout) !== undefined) seen += u32(m, o + 24, x, S, "srcImageLayout");
     if ((x = v.dstImage) != null) seen += putPointer(m, o + 32, x, S, "dstImage");
-    else missing(S, "dstImage", x, "VkImage");
+    else missing(v, S, "dstImage", x, "VkImage");
     if ((x = v.dstImageLayout) !== undefined) seen += u32(m, o + 40, x, S, "dstImageLayout");
     if ((x = v.pRegions) != null) {
       seen++;
@@ -13589,7 +13589,7 @@ export function structs() {
         n0 = t;
         f0 = "pRegions";
       }
-    } else missing(S, "pRegions", x);
+    } else missing(v, S, "pRegions", x);
     if ((x = v.regionCount) !== undefined) {
       seen += u32(m, o + 44, x, S, "regionCount");
       if (n0 >= 0) covers(x, n0, S, "regionCount", f0);
@@ -13780,7 +13780,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.conversion) != null) seen += putPointer(m, o + 16, x, S, "conversion");
-    else missing(S, "conversion", x, "VkSamplerYcbcrConversion");
+    else missing(v, S, "conversion", x, "VkSamplerYcbcrConversion");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -13831,7 +13831,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.semaphore) != null) seen += putPointer(m, o + 16, x, S, "semaphore");
-    else missing(S, "semaphore", x, "VkSemaphore");
+    else missing(v, S, "semaphore", x, "VkSemaphore");
     if ((x = v.value) !== undefined) seen += put64(m, o + 24, x, S, "value");
     let keys = 0;
     for (const _ in v) keys++;
@@ -13859,7 +13859,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.semaphore) != null) seen += putPointer(m, o + 16, x, S, "semaphore");
-    else missing(S, "semaphore", x, "VkSemaphore");
+    else missing(v, S, "semaphore", x, "VkSemaphore");
     if ((x = v.value) !== undefined) seen += put64(m, o + 24, x, S, "value");
     if ((x = v.stageMask) !== undefined) seen += put64(m, o + 32, x, S, "stageMask");
     if ((x = v.deviceIndex) !== undefined) seen += u32(m, o + 40, x, S, "deviceIndex");
@@ -13928,7 +13928,7 @@ export function structs() {
         n0 = t;
         f0 = "pSemaphores";
       }
-    } else missing(S, "pSemaphores", x);
+    } else missing(v, S, "pSemaphores", x);
     if ((x = v.pValues) != null) {
       seen++;
       let t = -1;
@@ -13938,7 +13938,7 @@ export function structs() {
         n0 = t;
         f0 = "pValues";
       }
-    } else missing(S, "pValues", x);
+    } else missing(v, S, "pValues", x);
     if ((x = v.semaphoreCount) !== undefined) {
       seen += u32(m, o + 20, x, S, "semaphoreCount");
       if (n0 >= 0) covers(x, n0, S, "semaphoreCount", f0);
@@ -13983,10 +13983,10 @@ export function structs() {
         n0 = t;
         f0 = "pCode";
       }
-    } else missing(S, "pCode", x);
+    } else missing(v, S, "pCode", x);
     if ((x = v.codeSize) !== undefined) {
       seen += put64(m, o + 24, x, S, "codeSize");
-      if (n0 >= 0) covers(x, n0, S, "codeSize", f0);
+      if (n0 >= 0) covers(x, n0, S, "codeSize", f0, "byte");
     } else if (n0 >= 0) {
       put64(m, o + 24, n0, S, "codeSize");
     }
@@ -14012,7 +14012,7 @@ export function structs() {
     let n0 = -1, f0 = "";
     let seen = 0, x;
     if ((x = v.buffer) != null) seen += putPointer(m, o, x, S, "buffer");
-    else missing(S, "buffer", x, "VkBuffer");
+    else missing(v, S, "buffer", x, "VkBuffer");
     if ((x = v.pBinds) != null) {
       seen++;
       let t = -1;
@@ -14037,7 +14037,7 @@ export function structs() {
         n0 = t;
         f0 = "pBinds";
       }
-    } else missing(S, "pBinds", x);
+    } else missing(v, S, "pBinds", x);
     if ((x = v.bindCount) !== undefined) {
       seen += u32(m, o + 8, x, S, "bindCount");
       if (n0 >= 0) covers(x, n0, S, "bindCount", f0);
@@ -14157,7 +14157,7 @@ export function structs() {
     let n0 = -1, f0 = "";
     let seen = 0, x;
     if ((x = v.image) != null) seen += putPointer(m, o, x, S, "image");
-    else missing(S, "image", x, "VkImage");
+    else missing(v, S, "image", x, "VkImage");
     if ((x = v.pBinds) != null) {
       seen++;
       let t = -1;
@@ -14182,7 +14182,7 @@ export function structs() {
         n0 = t;
         f0 = "pBinds";
       }
-    } else missing(S, "pBinds", x);
+    } else missing(v, S, "pBinds", x);
     if ((x = v.bindCount) !== undefined) {
       seen += u32(m, o + 8, x, S, "bindCount");
       if (n0 >= 0) covers(x, n0, S, "bindCount", f0);
@@ -14267,7 +14267,7 @@ export function structs() {
     let n0 = -1, f0 = "";
     let seen = 0, x;
     if ((x = v.image) != null) seen += putPointer(m, o, x, S, "image");
-    else missing(S, "image", x, "VkImage");
+    else missing(v, S, "image", x, "VkImage");
     if ((x = v.pBinds) != null) {
       seen++;
       let t = -1;
@@ -14292,7 +14292,7 @@ export function structs() {
         n0 = t;
         f0 = "pBinds";
       }
-    } else missing(S, "pBinds", x);
+    } else missing(v, S, "pBinds", x);
     if ((x = v.bindCount) !== undefined) {
       seen += u32(m, o + 8, x, S, "bindCount");
       if (n0 >= 0) covers(x, n0, S, "bindCount", f0);
@@ -14388,7 +14388,7 @@ export function structs() {
     }
     if ((x = v.dataSize) !== undefined) {
       seen += put64(m, o + 16, x, S, "dataSize");
-      if (n1 >= 0) covers(x, n1, S, "dataSize", f1);
+      if (n1 >= 0) covers(x, n1, S, "dataSize", f1, "byte");
       if (n1 < 0 && x != 0 && v.pData == null) absent(v, S, "dataSize", x, "pData");
     } else if (n1 >= 0) {
       put64(m, o + 16, n1, S, "dataSize");
@@ -15568,10 +15568,10 @@ export function structs() {
         n0 = t;
         f0 = "pData";
       }
-    } else missing(S, "pData", x);
+    } else missing(v, S, "pData", x);
     if ((x = v.dataSize) !== undefined) {
       seen += u32(m, o + 16, x, S, "dataSize");
-      if (n0 >= 0) covers(x, n0, S, "dataSize", f0);
+      if (n0 >= 0) covers(x, n0, S, "dataSize", f0, "byte");
     } else if (n0 >= 0) {
       u32(m, o + 16, n0, S, "dataSize");
     }

@@ -406,7 +406,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.buffer) != null) seen += putPointer(m, o + 16, x, S, "buffer");
-    else missing(S, "buffer", x, "VkBuffer");
+    else missing(v, S, "buffer", x, "VkBuffer");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -634,7 +634,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.buffer) != null) seen += putPointer(m, o + 16, x, S, "buffer");
-    else missing(S, "buffer", x, "VkBuffer");
+    else missing(v, S, "buffer", x, "VkBuffer");
     if ((x = v.offset) !== undefined) seen += put64(m, o + 24, x, S, "offset");
     if ((x = v.flags) !== undefined) seen += u32(m, o + 32, x, S, "flags");
     let keys = 0;
@@ -706,7 +706,7 @@ export function structs() {
       writeNamed("VkDeviceOrHostAddressConstKHR", m, o + 16, x, 0);
     }
     if ((x = v.dst) != null) seen += putPointer(m, o + 24, x, S, "dst");
-    else missing(S, "dst", x, "VkMicromapEXT");
+    else missing(v, S, "dst", x, "VkMicromapEXT");
     if ((x = v.mode) !== undefined) seen += u32(m, o + 32, x, S, "mode");
     let keys = 0;
     for (const _ in v) keys++;
@@ -735,9 +735,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.src) != null) seen += putPointer(m, o + 16, x, S, "src");
-    else missing(S, "src", x, "VkMicromapEXT");
+    else missing(v, S, "src", x, "VkMicromapEXT");
     if ((x = v.dst) != null) seen += putPointer(m, o + 24, x, S, "dst");
-    else missing(S, "dst", x, "VkMicromapEXT");
+    else missing(v, S, "dst", x, "VkMicromapEXT");
     if ((x = v.mode) !== undefined) seen += u32(m, o + 32, x, S, "mode");
     let keys = 0;
     for (const _ in v) keys++;
@@ -766,7 +766,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.src) != null) seen += putPointer(m, o + 16, x, S, "src");
-    else missing(S, "src", x, "VkMicromapEXT");
+    else missing(v, S, "src", x, "VkMicromapEXT");
     if ((x = v.dst) !== undefined) {
       seen++;
       if (typeof x !== "object" || x === null) badValue(S, "dst", x, "an object");
@@ -852,7 +852,7 @@ export function structs() {
     if ((x = v.pMarkerName) != null) {
       seen++;
       str(m, o + 16, x, S, "pMarkerName");
-    } else missing(S, "pMarkerName", x);
+    } else missing(v, S, "pMarkerName", x);
     if ((x = v.color) !== undefined) {
       seen++;
       fixedArray(m, o + 24, "f32", 4, 4, x, S, "color");
@@ -887,7 +887,7 @@ export function structs() {
     if ((x = v.pObjectName) != null) {
       seen++;
       str(m, o + 32, x, S, "pObjectName");
-    } else missing(S, "pObjectName", x);
+    } else missing(v, S, "pObjectName", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -927,10 +927,10 @@ export function structs() {
         n0 = t;
         f0 = "pTag";
       }
-    } else missing(S, "pTag", x);
+    } else missing(v, S, "pTag", x);
     if ((x = v.tagSize) !== undefined) {
       seen += put64(m, o + 40, x, S, "tagSize");
-      if (n0 >= 0) covers(x, n0, S, "tagSize", f0);
+      if (n0 >= 0) covers(x, n0, S, "tagSize", f0, "byte");
     } else if (n0 >= 0) {
       put64(m, o + 40, n0, S, "tagSize");
     }
@@ -997,7 +997,7 @@ export function structs() {
     if ((x = v.pLabelName) != null) {
       seen++;
       str(m, o + 16, x, S, "pLabelName");
-    } else missing(S, "pLabelName", x);
+    } else missing(v, S, "pLabelName", x);
     if ((x = v.color) !== undefined) {
       seen++;
       fixedArray(m, o + 24, "f32", 4, 4, x, S, "color");
@@ -1250,10 +1250,10 @@ export function structs() {
         n0 = t;
         f0 = "pTag";
       }
-    } else missing(S, "pTag", x);
+    } else missing(v, S, "pTag", x);
     if ((x = v.tagSize) !== undefined) {
       seen += put64(m, o + 40, x, S, "tagSize");
-      if (n0 >= 0) covers(x, n0, S, "tagSize", f0);
+      if (n0 >= 0) covers(x, n0, S, "tagSize", f0, "byte");
     } else if (n0 >= 0) {
       put64(m, o + 40, n0, S, "tagSize");
     }
@@ -1311,7 +1311,7 @@ export function structs() {
         n0 = t;
         f0 = "pRegions";
       }
-    } else missing(S, "pRegions", x);
+    } else missing(v, S, "pRegions", x);
     if ((x = v.regionCount) !== undefined) {
       seen += u32(m, o + 24, x, S, "regionCount");
       if (n0 >= 0) covers(x, n0, S, "regionCount", f0);
@@ -1503,7 +1503,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.buffer) != null) seen += putPointer(m, o + 16, x, S, "buffer");
-    else missing(S, "buffer", x, "VkBuffer");
+    else missing(v, S, "buffer", x, "VkBuffer");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -2712,7 +2712,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.memory) != null) seen += putPointer(m, o + 16, x, S, "memory");
-    else missing(S, "memory", x, "VkDeviceMemory");
+    else missing(v, S, "memory", x, "VkDeviceMemory");
     if ((x = v.mtlBuffer) !== undefined) seen += put64(m, o + 24, x, S, "mtlBuffer");
     let keys = 0;
     for (const _ in v) keys++;
@@ -2740,7 +2740,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.queue) != null) seen += putPointer(m, o + 16, x, S, "queue");
-    else missing(S, "queue", x, "VkQueue");
+    else missing(v, S, "queue", x, "VkQueue");
     if ((x = v.mtlCommandQueue) !== undefined) seen += put64(m, o + 24, x, S, "mtlCommandQueue");
     let keys = 0;
     for (const _ in v) keys++;
@@ -2793,7 +2793,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.image) != null) seen += putPointer(m, o + 16, x, S, "image");
-    else missing(S, "image", x, "VkImage");
+    else missing(v, S, "image", x, "VkImage");
     if ((x = v.ioSurface) !== undefined) seen += put64(m, o + 24, x, S, "ioSurface");
     let keys = 0;
     for (const _ in v) keys++;
@@ -3034,7 +3034,7 @@ export function structs() {
     }
     if ((x = v.tagSize) !== undefined) {
       seen += put64(m, o + 72, x, S, "tagSize");
-      if (n2 >= 0) covers(x, n2, S, "tagSize", f2);
+      if (n2 >= 0) covers(x, n2, S, "tagSize", f2, "byte");
     } else if (n2 >= 0) {
       put64(m, o + 72, n2, S, "tagSize");
     }
@@ -3075,7 +3075,7 @@ export function structs() {
       seen += putPointer(m, o + 24, x, S, "indirectExecutionSet");
     }
     if ((x = v.indirectCommandsLayout) != null) seen += putPointer(m, o + 32, x, S, "indirectCommandsLayout");
-    else missing(S, "indirectCommandsLayout", x, "VkIndirectCommandsLayoutEXT");
+    else missing(v, S, "indirectCommandsLayout", x, "VkIndirectCommandsLayoutEXT");
     if ((x = v.indirectAddress) !== undefined) seen += put64(m, o + 40, x, S, "indirectAddress");
     if ((x = v.indirectAddressSize) !== undefined) seen += put64(m, o + 48, x, S, "indirectAddressSize");
     if ((x = v.preprocessAddress) !== undefined) seen += put64(m, o + 56, x, S, "preprocessAddress");
@@ -3120,7 +3120,7 @@ export function structs() {
       seen += putPointer(m, o + 16, x, S, "indirectExecutionSet");
     }
     if ((x = v.indirectCommandsLayout) != null) seen += putPointer(m, o + 24, x, S, "indirectCommandsLayout");
-    else missing(S, "indirectCommandsLayout", x, "VkIndirectCommandsLayoutEXT");
+    else missing(v, S, "indirectCommandsLayout", x, "VkIndirectCommandsLayoutEXT");
     if ((x = v.maxSequenceCount) !== undefined) seen += u32(m, o + 32, x, S, "maxSequenceCount");
     if ((x = v.maxDrawCount) !== undefined) seen += u32(m, o + 36, x, S, "maxDrawCount");
     let keys = 0;
@@ -3151,7 +3151,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.pipeline) != null) seen += putPointer(m, o + 16, x, S, "pipeline");
-    else missing(S, "pipeline", x, "VkPipeline");
+    else missing(v, S, "pipeline", x, "VkPipeline");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -3186,7 +3186,7 @@ export function structs() {
         n0 = t;
         f0 = "pShaders";
       }
-    } else missing(S, "pShaders", x);
+    } else missing(v, S, "pShaders", x);
     if ((x = v.shaderCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "shaderCount");
       if (n0 >= 0) covers(x, n0, S, "shaderCount", f0);
@@ -3329,10 +3329,10 @@ export function structs() {
         n0 = t;
         f0 = "address";
       }
-    } else missing(S, "address", x);
+    } else missing(v, S, "address", x);
     if ((x = v.size) !== undefined) {
       seen += put64(m, o + 8, x, S, "size");
-      if (n0 >= 0) covers(x, n0, S, "size", f0);
+      if (n0 >= 0) covers(x, n0, S, "size", f0, "byte");
     } else if (n0 >= 0) {
       put64(m, o + 8, n0, S, "size");
     }
@@ -3363,10 +3363,10 @@ export function structs() {
         n0 = t;
         f0 = "address";
       }
-    } else missing(S, "address", x);
+    } else missing(v, S, "address", x);
     if ((x = v.size) !== undefined) {
       seen += put64(m, o + 8, x, S, "size");
-      if (n0 >= 0) covers(x, n0, S, "size", f0);
+      if (n0 >= 0) covers(x, n0, S, "size", f0, "byte");
     } else if (n0 >= 0) {
       put64(m, o + 8, n0, S, "size");
     }
@@ -3394,7 +3394,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.image) != null) seen += putPointer(m, o + 16, x, S, "image");
-    else missing(S, "image", x, "VkImage");
+    else missing(v, S, "image", x, "VkImage");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -3511,7 +3511,7 @@ export function structs() {
           t = x.length;
         } else t = 0;
       }
-    } else missing(S, "pView", x);
+    } else missing(v, S, "pView", x);
     if ((x = v.layout) !== undefined) seen += u32(m, o + 24, x, S, "layout");
     let keys = 0;
     for (const _ in v) keys++;
@@ -3564,7 +3564,7 @@ export function structs() {
         n0 = t;
         f0 = "pPlaneLayouts";
       }
-    } else missing(S, "pPlaneLayouts", x);
+    } else missing(v, S, "pPlaneLayouts", x);
     if ((x = v.drmFormatModifierPlaneCount) !== undefined) {
       seen += u32(m, o + 24, x, S, "drmFormatModifierPlaneCount");
       if (n0 >= 0) covers(x, n0, S, "drmFormatModifierPlaneCount", f0);
@@ -3607,7 +3607,7 @@ export function structs() {
         n0 = t;
         f0 = "pDrmFormatModifiers";
       }
-    } else missing(S, "pDrmFormatModifiers", x);
+    } else missing(v, S, "pDrmFormatModifiers", x);
     if ((x = v.drmFormatModifierCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "drmFormatModifierCount");
       if (n0 >= 0) covers(x, n0, S, "drmFormatModifierCount", f0);
@@ -3715,7 +3715,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.imageView) != null) seen += putPointer(m, o + 16, x, S, "imageView");
-    else missing(S, "imageView", x, "VkImageView");
+    else missing(v, S, "imageView", x, "VkImageView");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -3796,7 +3796,7 @@ export function structs() {
     if ((x = v.pHostPointer) != null) {
       seen++;
       array(m, o + 24, x, "bytes", 1, S, "pHostPointer");
-    } else missing(S, "pHostPointer", x);
+    } else missing(v, S, "pHostPointer", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -4019,7 +4019,7 @@ export function structs() {
         n0 = t;
         f0 = "pTokens";
       }
-    } else missing(S, "pTokens", x);
+    } else missing(v, S, "pTokens", x);
     if ((x = v.tokenCount) !== undefined) {
       seen += u32(m, o + 40, x, S, "tokenCount");
       if (n0 >= 0) covers(x, n0, S, "tokenCount", f0);
@@ -4334,7 +4334,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.initialPipeline) != null) seen += putPointer(m, o + 16, x, S, "initialPipeline");
-    else missing(S, "initialPipeline", x, "VkPipeline");
+    else missing(v, S, "initialPipeline", x, "VkPipeline");
     if ((x = v.maxPipelineCount) !== undefined) seen += u32(m, o + 24, x, S, "maxPipelineCount");
     let keys = 0;
     for (const _ in v) keys++;
@@ -4372,7 +4372,7 @@ export function structs() {
         n0 = t;
         f0 = "pInitialShaders";
       }
-    } else missing(S, "pInitialShaders", x);
+    } else missing(v, S, "pInitialShaders", x);
     if ((x = v.pSetLayoutInfos) !== undefined) {
       seen++;
       let t = -1;
@@ -4514,11 +4514,11 @@ export function structs() {
     if ((x = v.pLayerName) != null) {
       seen++;
       str(m, o, x, S, "pLayerName");
-    } else missing(S, "pLayerName", x);
+    } else missing(v, S, "pLayerName", x);
     if ((x = v.pSettingName) != null) {
       seen++;
       str(m, o + 8, x, S, "pSettingName");
-    } else missing(S, "pSettingName", x);
+    } else missing(v, S, "pSettingName", x);
     if ((x = v.type) !== undefined) seen += u32(m, o + 16, x, S, "type");
     if ((x = v.pValues) !== undefined) {
       seen++;
@@ -4532,7 +4532,7 @@ export function structs() {
     }
     if ((x = v.valueCount) !== undefined) {
       seen += u32(m, o + 20, x, S, "valueCount");
-      if (n0 >= 0) covers(x, n0, S, "valueCount", f0);
+      if (n0 >= 0) covers(x, n0, S, "valueCount", f0, "byte");
     } else if (n0 >= 0) {
       u32(m, o + 20, n0, S, "valueCount");
     }
@@ -4621,7 +4621,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.memory) != null) seen += putPointer(m, o + 16, x, S, "memory");
-    else missing(S, "memory", x, "VkDeviceMemory");
+    else missing(v, S, "memory", x, "VkDeviceMemory");
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 24, x, S, "handleType");
     let keys = 0;
     for (const _ in v) keys++;
@@ -4908,7 +4908,7 @@ export function structs() {
     }
     if ((x = v.createFlags) !== undefined) seen += u32(m, o + 16, x, S, "createFlags");
     if ((x = v.buffer) != null) seen += putPointer(m, o + 24, x, S, "buffer");
-    else missing(S, "buffer", x, "VkBuffer");
+    else missing(v, S, "buffer", x, "VkBuffer");
     if ((x = v.offset) !== undefined) seen += put64(m, o + 32, x, S, "offset");
     if ((x = v.size) !== undefined) seen += put64(m, o + 40, x, S, "size");
     if ((x = v.type) !== undefined) seen += u32(m, o + 48, x, S, "type");
@@ -4966,7 +4966,7 @@ export function structs() {
     if ((x = v.pVersionData) != null) {
       seen++;
       array(m, o + 16, x, "u8", 1, S, "pVersionData");
-    } else missing(S, "pVersionData", x);
+    } else missing(v, S, "pVersionData", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -5240,7 +5240,7 @@ export function structs() {
     if ((x = v.opaqueCaptureDescriptorData) != null) {
       seen++;
       array(m, o + 16, x, "bytes", 1, S, "opaqueCaptureDescriptorData");
-    } else missing(S, "opaqueCaptureDescriptorData", x);
+    } else missing(v, S, "opaqueCaptureDescriptorData", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -5334,7 +5334,7 @@ export function structs() {
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
     if ((x = v.swapchain) != null) seen += putPointer(m, o + 24, x, S, "swapchain");
-    else missing(S, "swapchain", x, "VkSwapchainKHR");
+    else missing(v, S, "swapchain", x, "VkSwapchainKHR");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -10169,7 +10169,7 @@ export function structs() {
           t = x.length;
         } else t = 0;
       }
-    } else missing(S, "pRenderPassFeedback", x);
+    } else missing(v, S, "pRenderPassFeedback", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -10444,7 +10444,7 @@ export function structs() {
           t = x.length;
         } else t = 0;
       }
-    } else missing(S, "pSubpassFeedback", x);
+    } else missing(v, S, "pSubpassFeedback", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -10494,7 +10494,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.imageView) != null) seen += putPointer(m, o + 16, x, S, "imageView");
-    else missing(S, "imageView", x, "VkImageView");
+    else missing(v, S, "imageView", x, "VkImageView");
     if ((x = v.imageLayout) !== undefined) seen += u32(m, o + 24, x, S, "imageLayout");
     let keys = 0;
     for (const _ in v) keys++;
@@ -10772,7 +10772,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.sampler) != null) seen += putPointer(m, o + 16, x, S, "sampler");
-    else missing(S, "sampler", x, "VkSampler");
+    else missing(v, S, "sampler", x, "VkSampler");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -10866,7 +10866,7 @@ export function structs() {
         n0 = t;
         f0 = "pBufferIndices";
       }
-    } else missing(S, "pBufferIndices", x);
+    } else missing(v, S, "pBufferIndices", x);
     if ((x = v.pOffsets) != null) {
       seen++;
       let t = -1;
@@ -10876,7 +10876,7 @@ export function structs() {
         n0 = t;
         f0 = "pOffsets";
       }
-    } else missing(S, "pOffsets", x);
+    } else missing(v, S, "pOffsets", x);
     if ((x = v.setCount) !== undefined) {
       seen += u32(m, o + 36, x, S, "setCount");
       if (n0 >= 0) covers(x, n0, S, "setCount", f0);
@@ -10928,7 +10928,7 @@ export function structs() {
         n0 = t;
         f0 = "pCode";
       }
-    } else missing(S, "pCode", x);
+    } else missing(v, S, "pCode", x);
     if ((x = v.pName) !== undefined) {
       seen++;
       str(m, o + 48, x, S, "pName");
@@ -10990,7 +10990,7 @@ export function structs() {
     }
     if ((x = v.codeSize) !== undefined) {
       seen += put64(m, o + 32, x, S, "codeSize");
-      if (n0 >= 0) covers(x, n0, S, "codeSize", f0);
+      if (n0 >= 0) covers(x, n0, S, "codeSize", f0, "byte");
     } else if (n0 >= 0) {
       put64(m, o + 32, n0, S, "codeSize");
     }
@@ -11130,7 +11130,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.validationCache) != null) seen += putPointer(m, o + 16, x, S, "validationCache");
-    else missing(S, "validationCache", x, "VkValidationCacheEXT");
+    else missing(v, S, "validationCache", x, "VkValidationCacheEXT");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -11369,7 +11369,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.swapchain) != null) seen += putPointer(m, o + 16, x, S, "swapchain");
-    else missing(S, "swapchain", x, "VkSwapchainKHR");
+    else missing(v, S, "swapchain", x, "VkSwapchainKHR");
     if ((x = v.presentStage) !== undefined) seen += u32(m, o + 24, x, S, "presentStage");
     if ((x = v.timeDomainId) !== undefined) seen += put64(m, o + 32, x, S, "timeDomainId");
     let keys = 0;
@@ -11575,7 +11575,7 @@ export function structs() {
     }
     if ((x = v.initialDataSize) !== undefined) {
       seen += put64(m, o + 24, x, S, "initialDataSize");
-      if (n0 >= 0) covers(x, n0, S, "initialDataSize", f0);
+      if (n0 >= 0) covers(x, n0, S, "initialDataSize", f0, "byte");
       if (n0 < 0 && x != 0 && v.pInitialData == null) absent(v, S, "initialDataSize", x, "pInitialData");
     } else if (n0 >= 0) {
       put64(m, o + 24, n0, S, "initialDataSize");
@@ -11689,7 +11689,7 @@ export function structs() {
         n0 = t;
         f0 = "pDisabledValidationChecks";
       }
-    } else missing(S, "pDisabledValidationChecks", x);
+    } else missing(v, S, "pDisabledValidationChecks", x);
     if ((x = v.disabledValidationCheckCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "disabledValidationCheckCount");
       if (n0 >= 0) covers(x, n0, S, "disabledValidationCheckCount", f0);
@@ -11785,7 +11785,7 @@ export function structs() {
     }
     if ((x = v.index) !== undefined) seen += u32(m, o + 16, x, S, "index");
     if ((x = v.pipeline) != null) seen += putPointer(m, o + 24, x, S, "pipeline");
-    else missing(S, "pipeline", x, "VkPipeline");
+    else missing(v, S, "pipeline", x, "VkPipeline");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -11813,7 +11813,7 @@ export function structs() {
     }
     if ((x = v.index) !== undefined) seen += u32(m, o + 16, x, S, "index");
     if ((x = v.shader) != null) seen += putPointer(m, o + 24, x, S, "shader");
-    else missing(S, "shader", x, "VkShaderEXT");
+    else missing(v, S, "shader", x, "VkShaderEXT");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);

@@ -265,7 +265,7 @@ export function structs() {
     }
     if ((x = v.createFlags) !== undefined) seen += u32(m, o + 16, x, S, "createFlags");
     if ((x = v.buffer) != null) seen += putPointer(m, o + 24, x, S, "buffer");
-    else missing(S, "buffer", x, "VkBuffer");
+    else missing(v, S, "buffer", x, "VkBuffer");
     if ((x = v.offset) !== undefined) seen += put64(m, o + 32, x, S, "offset");
     if ((x = v.size) !== undefined) seen += put64(m, o + 40, x, S, "size");
     if ((x = v.type) !== undefined) seen += u32(m, o + 48, x, S, "type");
@@ -300,7 +300,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.accelerationStructure) != null) seen += putPointer(m, o + 16, x, S, "accelerationStructure");
-    else missing(S, "accelerationStructure", x, "VkAccelerationStructureKHR");
+    else missing(v, S, "accelerationStructure", x, "VkAccelerationStructureKHR");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -657,7 +657,7 @@ export function structs() {
     if ((x = v.pVersionData) != null) {
       seen++;
       array(m, o + 16, x, "u8", 1, S, "pVersionData");
-    } else missing(S, "pVersionData", x);
+    } else missing(v, S, "pVersionData", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -683,7 +683,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.swapchain) != null) seen += putPointer(m, o + 16, x, S, "swapchain");
-    else missing(S, "swapchain", x, "VkSwapchainKHR");
+    else missing(v, S, "swapchain", x, "VkSwapchainKHR");
     if ((x = v.timeout) !== undefined) seen += put64(m, o + 24, x, S, "timeout");
     if ((x = v.semaphore) !== undefined) seen += putPointer(m, o + 32, x, S, "semaphore");
     if ((x = v.fence) !== undefined) seen += putPointer(m, o + 40, x, S, "fence");
@@ -774,7 +774,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.swapchain) != null) seen += putPointer(m, o + 16, x, S, "swapchain");
-    else missing(S, "swapchain", x, "VkSwapchainKHR");
+    else missing(v, S, "swapchain", x, "VkSwapchainKHR");
     if ((x = v.imageIndex) !== undefined) seen += u32(m, o + 24, x, S, "imageIndex");
     let keys = 0;
     for (const _ in v) keys++;
@@ -869,7 +869,7 @@ export function structs() {
     }
     if ((x = v.memoryBindIndex) !== undefined) seen += u32(m, o + 16, x, S, "memoryBindIndex");
     if ((x = v.memory) != null) seen += putPointer(m, o + 24, x, S, "memory");
-    else missing(S, "memory", x, "VkDeviceMemory");
+    else missing(v, S, "memory", x, "VkDeviceMemory");
     if ((x = v.memoryOffset) !== undefined) seen += put64(m, o + 32, x, S, "memoryOffset");
     if ((x = v.memorySize) !== undefined) seen += put64(m, o + 40, x, S, "memorySize");
     let keys = 0;
@@ -966,9 +966,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.src) != null) seen += putPointer(m, o + 16, x, S, "src");
-    else missing(S, "src", x, "VkAccelerationStructureKHR");
+    else missing(v, S, "src", x, "VkAccelerationStructureKHR");
     if ((x = v.dst) != null) seen += putPointer(m, o + 24, x, S, "dst");
-    else missing(S, "dst", x, "VkAccelerationStructureKHR");
+    else missing(v, S, "dst", x, "VkAccelerationStructureKHR");
     if ((x = v.mode) !== undefined) seen += u32(m, o + 32, x, S, "mode");
     let keys = 0;
     for (const _ in v) keys++;
@@ -997,7 +997,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.src) != null) seen += putPointer(m, o + 16, x, S, "src");
-    else missing(S, "src", x, "VkAccelerationStructureKHR");
+    else missing(v, S, "src", x, "VkAccelerationStructureKHR");
     if ((x = v.dst) !== undefined) {
       seen++;
       if (typeof x !== "object" || x === null) badValue(S, "dst", x, "an object");
@@ -1032,7 +1032,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.image) != null) seen += putPointer(m, o + 16, x, S, "image");
-    else missing(S, "image", x, "VkImage");
+    else missing(v, S, "image", x, "VkImage");
     if ((x = v.pRegions) != null) {
       seen++;
       let t = -1;
@@ -1057,7 +1057,7 @@ export function structs() {
         n0 = t;
         f0 = "pRegions";
       }
-    } else missing(S, "pRegions", x);
+    } else missing(v, S, "pRegions", x);
     if ((x = v.regionCount) !== undefined) {
       seen += u32(m, o + 24, x, S, "regionCount");
       if (n0 >= 0) covers(x, n0, S, "regionCount", f0);
@@ -1115,7 +1115,7 @@ export function structs() {
         n0 = t;
         f0 = "pRegions";
       }
-    } else missing(S, "pRegions", x);
+    } else missing(v, S, "pRegions", x);
     if ((x = v.regionCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "regionCount");
       if (n0 >= 0) covers(x, n0, S, "regionCount", f0);
@@ -1209,7 +1209,7 @@ export function structs() {
       writeVkDeviceOrHostAddressConstKHR(m, o + 16, x, 0);
     }
     if ((x = v.dst) != null) seen += putPointer(m, o + 24, x, S, "dst");
-    else missing(S, "dst", x, "VkAccelerationStructureKHR");
+    else missing(v, S, "dst", x, "VkAccelerationStructureKHR");
     if ((x = v.mode) !== undefined) seen += u32(m, o + 32, x, S, "mode");
     let keys = 0;
     for (const _ in v) keys++;
@@ -1284,7 +1284,7 @@ export function structs() {
       writeVkStridedDeviceAddressRangeKHR(m, o + 24, x, 0);
     }
     if ((x = v.dstImage) != null) seen += putPointer(m, o + 48, x, S, "dstImage");
-    else missing(S, "dstImage", x, "VkImage");
+    else missing(v, S, "dstImage", x, "VkImage");
     if ((x = v.dstImageLayout) !== undefined) seen += u32(m, o + 56, x, S, "dstImageLayout");
     if ((x = v.pImageSubresources) != null) {
       seen++;
@@ -1316,7 +1316,7 @@ export function structs() {
         n0 = t;
         f0 = "pImageSubresources";
       }
-    } else missing(S, "pImageSubresources", x);
+    } else missing(v, S, "pImageSubresources", x);
     if ((x = v.copyCount) !== undefined) {
       seen += u32(m, o + 20, x, S, "copyCount");
       if (n0 >= 0) covers(x, n0, S, "copyCount", f0);
@@ -1468,7 +1468,7 @@ export function structs() {
     }
     if ((x = v.vendorBinarySize) !== undefined) {
       seen += u32(m, o + 16, x, S, "vendorBinarySize");
-      if (n0 >= 0) covers(x, n0, S, "vendorBinarySize", f0);
+      if (n0 >= 0) covers(x, n0, S, "vendorBinarySize", f0, "byte");
     } else if (n0 >= 0) {
       u32(m, o + 16, n0, S, "vendorBinarySize");
     }
@@ -1560,7 +1560,7 @@ export function structs() {
     }
     if ((x = v.messageDataSize) !== undefined) {
       seen += put64(m, o + 16, x, S, "messageDataSize");
-      if (n0 >= 0) covers(x, n0, S, "messageDataSize", f0);
+      if (n0 >= 0) covers(x, n0, S, "messageDataSize", f0, "byte");
     } else if (n0 >= 0) {
       put64(m, o + 16, n0, S, "messageDataSize");
     }
@@ -2148,7 +2148,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.mode) != null) seen += putPointer(m, o + 16, x, S, "mode");
-    else missing(S, "mode", x, "VkDisplayModeKHR");
+    else missing(v, S, "mode", x, "VkDisplayModeKHR");
     if ((x = v.planeIndex) !== undefined) seen += u32(m, o + 24, x, S, "planeIndex");
     let keys = 0;
     for (const _ in v) keys++;
@@ -2331,7 +2331,7 @@ export function structs() {
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
     if ((x = v.displayMode) != null) seen += putPointer(m, o + 24, x, S, "displayMode");
-    else missing(S, "displayMode", x, "VkDisplayModeKHR");
+    else missing(v, S, "displayMode", x, "VkDisplayModeKHR");
     if ((x = v.planeIndex) !== undefined) seen += u32(m, o + 32, x, S, "planeIndex");
     if ((x = v.planeStackIndex) !== undefined) seen += u32(m, o + 36, x, S, "planeStackIndex");
     if ((x = v.transform) !== undefined) seen += u32(m, o + 40, x, S, "transform");
@@ -2544,7 +2544,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.fence) != null) seen += putPointer(m, o + 16, x, S, "fence");
-    else missing(S, "fence", x, "VkFence");
+    else missing(v, S, "fence", x, "VkFence");
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 24, x, S, "handleType");
     let keys = 0;
     for (const _ in v) keys++;
@@ -2572,7 +2572,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.fence) != null) seen += putPointer(m, o + 16, x, S, "fence");
-    else missing(S, "fence", x, "VkFence");
+    else missing(v, S, "fence", x, "VkFence");
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 24, x, S, "handleType");
     let keys = 0;
     for (const _ in v) keys++;
@@ -2810,7 +2810,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.fence) != null) seen += putPointer(m, o + 16, x, S, "fence");
-    else missing(S, "fence", x, "VkFence");
+    else missing(v, S, "fence", x, "VkFence");
     if ((x = v.flags) !== undefined) seen += u32(m, o + 24, x, S, "flags");
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 28, x, S, "handleType");
     if ((x = v.fd) !== undefined) seen += i32(m, o + 32, x, S, "fd");
@@ -2842,7 +2842,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.fence) != null) seen += putPointer(m, o + 16, x, S, "fence");
-    else missing(S, "fence", x, "VkFence");
+    else missing(v, S, "fence", x, "VkFence");
     if ((x = v.flags) !== undefined) seen += u32(m, o + 24, x, S, "flags");
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 28, x, S, "handleType");
     if ((x = v.handle) !== undefined) seen += put64(m, o + 32, x, S, "handle");
@@ -2932,7 +2932,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.semaphore) != null) seen += putPointer(m, o + 16, x, S, "semaphore");
-    else missing(S, "semaphore", x, "VkSemaphore");
+    else missing(v, S, "semaphore", x, "VkSemaphore");
     if ((x = v.flags) !== undefined) seen += u32(m, o + 24, x, S, "flags");
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 28, x, S, "handleType");
     if ((x = v.fd) !== undefined) seen += i32(m, o + 32, x, S, "fd");
@@ -2964,7 +2964,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.semaphore) != null) seen += putPointer(m, o + 16, x, S, "semaphore");
-    else missing(S, "semaphore", x, "VkSemaphore");
+    else missing(v, S, "semaphore", x, "VkSemaphore");
     if ((x = v.flags) !== undefined) seen += u32(m, o + 24, x, S, "flags");
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 28, x, S, "handleType");
     if ((x = v.handle) !== undefined) seen += put64(m, o + 32, x, S, "handle");
@@ -3050,7 +3050,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.memory) != null) seen += putPointer(m, o + 16, x, S, "memory");
-    else missing(S, "memory", x, "VkDeviceMemory");
+    else missing(v, S, "memory", x, "VkDeviceMemory");
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 24, x, S, "handleType");
     let keys = 0;
     for (const _ in v) keys++;
@@ -3078,7 +3078,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.memory) != null) seen += putPointer(m, o + 16, x, S, "memory");
-    else missing(S, "memory", x, "VkDeviceMemory");
+    else missing(v, S, "memory", x, "VkDeviceMemory");
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 24, x, S, "handleType");
     let keys = 0;
     for (const _ in v) keys++;
@@ -5595,7 +5595,7 @@ export function structs() {
           t = x.length;
         } else t = 0;
       }
-    } else missing(S, "pVideoProfile", x);
+    } else missing(v, S, "pVideoProfile", x);
     if ((x = v.qualityLevel) !== undefined) seen += u32(m, o + 24, x, S, "qualityLevel");
     let keys = 0;
     for (const _ in v) keys++;
@@ -5831,7 +5831,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.pipelineBinary) != null) seen += putPointer(m, o + 16, x, S, "pipelineBinary");
-    else missing(S, "pipelineBinary", x, "VkPipelineBinaryKHR");
+    else missing(v, S, "pipelineBinary", x, "VkPipelineBinaryKHR");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -5860,10 +5860,10 @@ export function structs() {
         n0 = t;
         f0 = "pData";
       }
-    } else missing(S, "pData", x);
+    } else missing(v, S, "pData", x);
     if ((x = v.dataSize) !== undefined) {
       seen += put64(m, o, x, S, "dataSize");
-      if (n0 >= 0) covers(x, n0, S, "dataSize", f0);
+      if (n0 >= 0) covers(x, n0, S, "dataSize", f0, "byte");
     } else if (n0 >= 0) {
       put64(m, o, n0, S, "dataSize");
     }
@@ -6026,7 +6026,7 @@ export function structs() {
         n0 = t;
         f0 = "pPipelineBinaryKeys";
       }
-    } else missing(S, "pPipelineBinaryKeys", x);
+    } else missing(v, S, "pPipelineBinaryKeys", x);
     if ((x = v.pPipelineBinaryData) != null) {
       seen++;
       let t = -1;
@@ -6051,7 +6051,7 @@ export function structs() {
         n0 = t;
         f0 = "pPipelineBinaryData";
       }
-    } else missing(S, "pPipelineBinaryData", x);
+    } else missing(v, S, "pPipelineBinaryData", x);
     if ((x = v.binaryCount) !== undefined) {
       seen += u32(m, o, x, S, "binaryCount");
       if (n0 >= 0) covers(x, n0, S, "binaryCount", f0);
@@ -6106,7 +6106,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.pipeline) != null) seen += putPointer(m, o + 16, x, S, "pipeline");
-    else missing(S, "pipeline", x, "VkPipeline");
+    else missing(v, S, "pipeline", x, "VkPipeline");
     if ((x = v.executableIndex) !== undefined) seen += u32(m, o + 24, x, S, "executableIndex");
     let keys = 0;
     for (const _ in v) keys++;
@@ -6155,7 +6155,7 @@ export function structs() {
     }
     if ((x = v.dataSize) !== undefined) {
       seen += put64(m, o + 536, x, S, "dataSize");
-      if (n0 >= 0) covers(x, n0, S, "dataSize", f0);
+      if (n0 >= 0) covers(x, n0, S, "dataSize", f0, "byte");
     } else if (n0 >= 0) {
       put64(m, o + 536, n0, S, "dataSize");
     }
@@ -6323,7 +6323,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.pipeline) != null) seen += putPointer(m, o + 16, x, S, "pipeline");
-    else missing(S, "pipeline", x, "VkPipeline");
+    else missing(v, S, "pipeline", x, "VkPipeline");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -6496,7 +6496,7 @@ export function structs() {
         n1 = t;
         f1 = "pSwapchains";
       }
-    } else missing(S, "pSwapchains", x);
+    } else missing(v, S, "pSwapchains", x);
     if ((x = v.pImageIndices) != null) {
       seen++;
       let t = -1;
@@ -6506,7 +6506,7 @@ export function structs() {
         n1 = t;
         f1 = "pImageIndices";
       }
-    } else missing(S, "pImageIndices", x);
+    } else missing(v, S, "pImageIndices", x);
     if ((x = v.pResults) !== undefined) {
       seen++;
       let t = -1;
@@ -6705,7 +6705,7 @@ export function structs() {
         n0 = t;
         f0 = "pCounterIndices";
       }
-    } else missing(S, "pCounterIndices", x);
+    } else missing(v, S, "pCounterIndices", x);
     if ((x = v.counterIndexCount) !== undefined) {
       seen += u32(m, o + 20, x, S, "counterIndexCount");
       if (n0 >= 0) covers(x, n0, S, "counterIndexCount", f0);
@@ -7224,7 +7224,7 @@ export function structs() {
         n0 = t;
         f0 = "pObjects";
       }
-    } else missing(S, "pObjects", x);
+    } else missing(v, S, "pObjects", x);
     if ((x = v.objectCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "objectCount");
       if (n0 >= 0) covers(x, n0, S, "objectCount", f0);
@@ -7257,7 +7257,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.pipeline) != null) seen += putPointer(m, o + 16, x, S, "pipeline");
-    else missing(S, "pipeline", x, "VkPipeline");
+    else missing(v, S, "pipeline", x, "VkPipeline");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -7284,7 +7284,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.swapchain) != null) seen += putPointer(m, o + 16, x, S, "swapchain");
-    else missing(S, "swapchain", x, "VkSwapchainKHR");
+    else missing(v, S, "swapchain", x, "VkSwapchainKHR");
     if ((x = v.pImageIndices) != null) {
       seen++;
       let t = -1;
@@ -7294,7 +7294,7 @@ export function structs() {
         n0 = t;
         f0 = "pImageIndices";
       }
-    } else missing(S, "pImageIndices", x);
+    } else missing(v, S, "pImageIndices", x);
     if ((x = v.imageIndexCount) !== undefined) {
       seen += u32(m, o + 24, x, S, "imageIndexCount");
       if (n0 >= 0) covers(x, n0, S, "imageIndexCount", f0);
@@ -7438,7 +7438,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.semaphore) != null) seen += putPointer(m, o + 16, x, S, "semaphore");
-    else missing(S, "semaphore", x, "VkSemaphore");
+    else missing(v, S, "semaphore", x, "VkSemaphore");
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 24, x, S, "handleType");
     let keys = 0;
     for (const _ in v) keys++;
@@ -7466,7 +7466,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.semaphore) != null) seen += putPointer(m, o + 16, x, S, "semaphore");
-    else missing(S, "semaphore", x, "VkSemaphore");
+    else missing(v, S, "semaphore", x, "VkSemaphore");
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 24, x, S, "handleType");
     let keys = 0;
     for (const _ in v) keys++;
@@ -7907,7 +7907,7 @@ export function structs() {
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
     if ((x = v.surface) != null) seen += putPointer(m, o + 24, x, S, "surface");
-    else missing(S, "surface", x, "VkSurfaceKHR");
+    else missing(v, S, "surface", x, "VkSurfaceKHR");
     if ((x = v.minImageCount) !== undefined) seen += u32(m, o + 32, x, S, "minImageCount");
     if ((x = v.imageFormat) !== undefined) seen += u32(m, o + 36, x, S, "imageFormat");
     if ((x = v.imageColorSpace) !== undefined) seen += u32(m, o + 40, x, S, "imageColorSpace");
@@ -7989,7 +7989,7 @@ export function structs() {
         n0 = t;
         f0 = "pFences";
       }
-    } else missing(S, "pFences", x);
+    } else missing(v, S, "pFences", x);
     if ((x = v.swapchainCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "swapchainCount");
       if (n0 >= 0) covers(x, n0, S, "swapchainCount", f0);
@@ -8031,7 +8031,7 @@ export function structs() {
         n0 = t;
         f0 = "pPresentModes";
       }
-    } else missing(S, "pPresentModes", x);
+    } else missing(v, S, "pPresentModes", x);
     if ((x = v.swapchainCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "swapchainCount");
       if (n0 >= 0) covers(x, n0, S, "swapchainCount", f0);
@@ -8073,7 +8073,7 @@ export function structs() {
         n0 = t;
         f0 = "pPresentModes";
       }
-    } else missing(S, "pPresentModes", x);
+    } else missing(v, S, "pPresentModes", x);
     if ((x = v.presentModeCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "presentModeCount");
       if (n0 >= 0) covers(x, n0, S, "presentModeCount", f0);
@@ -8241,7 +8241,7 @@ export function structs() {
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
     if ((x = v.videoSession) != null) seen += putPointer(m, o + 24, x, S, "videoSession");
-    else missing(S, "videoSession", x, "VkVideoSessionKHR");
+    else missing(v, S, "videoSession", x, "VkVideoSessionKHR");
     if ((x = v.videoSessionParameters) !== undefined) {
       seen += putPointer(m, o + 32, x, S, "videoSessionParameters");
     }
@@ -8423,7 +8423,7 @@ export function structs() {
     if ((x = v.pStdReferenceInfo) != null) {
       seen++;
       array(m, o + 16, x, "u32", 4, S, "pStdReferenceInfo");
-    } else missing(S, "pStdReferenceInfo", x);
+    } else missing(v, S, "pStdReferenceInfo", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -8480,7 +8480,7 @@ export function structs() {
     if ((x = v.pStdPictureInfo) != null) {
       seen++;
       array(m, o + 16, x, "u32", 4, S, "pStdPictureInfo");
-    } else missing(S, "pStdPictureInfo", x);
+    } else missing(v, S, "pStdPictureInfo", x);
     if ((x = v.referenceNameSlotIndices) !== undefined) {
       seen++;
       fixedArray(m, o + 24, "i32", 4, 7, x, S, "referenceNameSlotIndices");
@@ -8495,7 +8495,7 @@ export function structs() {
         n0 = t;
         f0 = "pTileOffsets";
       }
-    } else missing(S, "pTileOffsets", x);
+    } else missing(v, S, "pTileOffsets", x);
     if ((x = v.pTileSizes) != null) {
       seen++;
       let t = -1;
@@ -8505,7 +8505,7 @@ export function structs() {
         n0 = t;
         f0 = "pTileSizes";
       }
-    } else missing(S, "pTileSizes", x);
+    } else missing(v, S, "pTileSizes", x);
     if ((x = v.tileCount) !== undefined) {
       seen += u32(m, o + 56, x, S, "tileCount");
       if (n0 >= 0) covers(x, n0, S, "tileCount", f0);
@@ -8571,7 +8571,7 @@ export function structs() {
     if ((x = v.pStdSequenceHeader) != null) {
       seen++;
       array(m, o + 16, x, "u32", 4, S, "pStdSequenceHeader");
-    } else missing(S, "pStdSequenceHeader", x);
+    } else missing(v, S, "pStdSequenceHeader", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -8655,7 +8655,7 @@ export function structs() {
     if ((x = v.pStdReferenceInfo) != null) {
       seen++;
       array(m, o + 16, x, "u32", 4, S, "pStdReferenceInfo");
-    } else missing(S, "pStdReferenceInfo", x);
+    } else missing(v, S, "pStdReferenceInfo", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -8717,7 +8717,7 @@ export function structs() {
     if ((x = v.pStdPictureInfo) != null) {
       seen++;
       array(m, o + 16, x, "u32", 4, S, "pStdPictureInfo");
-    } else missing(S, "pStdPictureInfo", x);
+    } else missing(v, S, "pStdPictureInfo", x);
     if ((x = v.pSliceOffsets) != null) {
       seen++;
       let t = -1;
@@ -8727,7 +8727,7 @@ export function structs() {
         n0 = t;
         f0 = "pSliceOffsets";
       }
-    } else missing(S, "pSliceOffsets", x);
+    } else missing(v, S, "pSliceOffsets", x);
     if ((x = v.sliceCount) !== undefined) {
       seen += u32(m, o + 24, x, S, "sliceCount");
       if (n0 >= 0) covers(x, n0, S, "sliceCount", f0);
@@ -8931,7 +8931,7 @@ export function structs() {
     if ((x = v.pStdReferenceInfo) != null) {
       seen++;
       array(m, o + 16, x, "u32", 4, S, "pStdReferenceInfo");
-    } else missing(S, "pStdReferenceInfo", x);
+    } else missing(v, S, "pStdReferenceInfo", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -8998,7 +8998,7 @@ export function structs() {
     if ((x = v.pStdPictureInfo) != null) {
       seen++;
       array(m, o + 16, x, "u32", 4, S, "pStdPictureInfo");
-    } else missing(S, "pStdPictureInfo", x);
+    } else missing(v, S, "pStdPictureInfo", x);
     if ((x = v.pSliceSegmentOffsets) != null) {
       seen++;
       let t = -1;
@@ -9008,7 +9008,7 @@ export function structs() {
         n0 = t;
         f0 = "pSliceSegmentOffsets";
       }
-    } else missing(S, "pSliceSegmentOffsets", x);
+    } else missing(v, S, "pSliceSegmentOffsets", x);
     if ((x = v.sliceSegmentCount) !== undefined) {
       seen += u32(m, o + 24, x, S, "sliceSegmentCount");
       if (n0 >= 0) covers(x, n0, S, "sliceSegmentCount", f0);
@@ -9207,7 +9207,7 @@ export function structs() {
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
     if ((x = v.srcBuffer) != null) seen += putPointer(m, o + 24, x, S, "srcBuffer");
-    else missing(S, "srcBuffer", x, "VkBuffer");
+    else missing(v, S, "srcBuffer", x, "VkBuffer");
     if ((x = v.srcBufferOffset) !== undefined) seen += put64(m, o + 32, x, S, "srcBufferOffset");
     if ((x = v.srcBufferRange) !== undefined) seen += put64(m, o + 40, x, S, "srcBufferRange");
     if ((x = v.dstPictureResource) !== undefined) {
@@ -9353,7 +9353,7 @@ export function structs() {
     if ((x = v.pStdPictureInfo) != null) {
       seen++;
       array(m, o + 16, x, "u32", 4, S, "pStdPictureInfo");
-    } else missing(S, "pStdPictureInfo", x);
+    } else missing(v, S, "pStdPictureInfo", x);
     if ((x = v.referenceNameSlotIndices) !== undefined) {
       seen++;
       fixedArray(m, o + 24, "i32", 4, 3, x, S, "referenceNameSlotIndices");
@@ -9528,7 +9528,7 @@ export function structs() {
     if ((x = v.pStdReferenceInfo) != null) {
       seen++;
       array(m, o + 16, x, "u32", 4, S, "pStdReferenceInfo");
-    } else missing(S, "pStdReferenceInfo", x);
+    } else missing(v, S, "pStdReferenceInfo", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -9613,7 +9613,7 @@ export function structs() {
     if ((x = v.pStdPictureInfo) != null) {
       seen++;
       array(m, o + 32, x, "u32", 4, S, "pStdPictureInfo");
-    } else missing(S, "pStdPictureInfo", x);
+    } else missing(v, S, "pStdPictureInfo", x);
     if ((x = v.referenceNameSlotIndices) !== undefined) {
       seen++;
       fixedArray(m, o + 40, "i32", 4, 7, x, S, "referenceNameSlotIndices");
@@ -9923,7 +9923,7 @@ export function structs() {
     if ((x = v.pStdSequenceHeader) != null) {
       seen++;
       array(m, o + 16, x, "u32", 4, S, "pStdSequenceHeader");
-    } else missing(S, "pStdSequenceHeader", x);
+    } else missing(v, S, "pStdSequenceHeader", x);
     if ((x = v.pStdDecoderModelInfo) !== undefined) {
       seen++;
       array(m, o + 24, x, "u32", 4, S, "pStdDecoderModelInfo");
@@ -10107,7 +10107,7 @@ export function structs() {
     if ((x = v.pStdReferenceInfo) != null) {
       seen++;
       array(m, o + 16, x, "u32", 4, S, "pStdReferenceInfo");
-    } else missing(S, "pStdReferenceInfo", x);
+    } else missing(v, S, "pStdReferenceInfo", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -10188,7 +10188,7 @@ export function structs() {
     if ((x = v.pStdSliceHeader) != null) {
       seen++;
       array(m, o + 24, x, "u32", 4, S, "pStdSliceHeader");
-    } else missing(S, "pStdSliceHeader", x);
+    } else missing(v, S, "pStdSliceHeader", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -10244,11 +10244,11 @@ export function structs() {
         n0 = t;
         f0 = "pNaluSliceEntries";
       }
-    } else missing(S, "pNaluSliceEntries", x);
+    } else missing(v, S, "pNaluSliceEntries", x);
     if ((x = v.pStdPictureInfo) != null) {
       seen++;
       array(m, o + 32, x, "u32", 4, S, "pStdPictureInfo");
-    } else missing(S, "pStdPictureInfo", x);
+    } else missing(v, S, "pStdPictureInfo", x);
     if ((x = v.generatePrefixNalu) !== undefined) seen += bool(m, o + 40, x, S, "generatePrefixNalu");
     if ((x = v.naluSliceEntryCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "naluSliceEntryCount");
@@ -10764,7 +10764,7 @@ export function structs() {
     if ((x = v.pStdReferenceInfo) != null) {
       seen++;
       array(m, o + 16, x, "u32", 4, S, "pStdReferenceInfo");
-    } else missing(S, "pStdReferenceInfo", x);
+    } else missing(v, S, "pStdReferenceInfo", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -10845,7 +10845,7 @@ export function structs() {
     if ((x = v.pStdSliceSegmentHeader) != null) {
       seen++;
       array(m, o + 24, x, "u32", 4, S, "pStdSliceSegmentHeader");
-    } else missing(S, "pStdSliceSegmentHeader", x);
+    } else missing(v, S, "pStdSliceSegmentHeader", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -10903,11 +10903,11 @@ export function structs() {
         n0 = t;
         f0 = "pNaluSliceSegmentEntries";
       }
-    } else missing(S, "pNaluSliceSegmentEntries", x);
+    } else missing(v, S, "pNaluSliceSegmentEntries", x);
     if ((x = v.pStdPictureInfo) != null) {
       seen++;
       array(m, o + 32, x, "u32", 4, S, "pStdPictureInfo");
-    } else missing(S, "pStdPictureInfo", x);
+    } else missing(v, S, "pStdPictureInfo", x);
     if ((x = v.naluSliceSegmentEntryCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "naluSliceSegmentEntryCount");
       if (n0 >= 0) covers(x, n0, S, "naluSliceSegmentEntryCount", f0);
@@ -11373,7 +11373,7 @@ export function structs() {
     }
     if ((x = v.flags) !== undefined) seen += u32(m, o + 16, x, S, "flags");
     if ((x = v.dstBuffer) != null) seen += putPointer(m, o + 24, x, S, "dstBuffer");
-    else missing(S, "dstBuffer", x, "VkBuffer");
+    else missing(v, S, "dstBuffer", x, "VkBuffer");
     if ((x = v.dstBufferOffset) !== undefined) seen += put64(m, o + 32, x, S, "dstBufferOffset");
     if ((x = v.dstBufferRange) !== undefined) seen += put64(m, o + 40, x, S, "dstBufferRange");
     if ((x = v.srcPictureResource) !== undefined) {
@@ -11835,7 +11835,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.videoSessionParameters) != null) seen += putPointer(m, o + 16, x, S, "videoSessionParameters");
-    else missing(S, "videoSessionParameters", x, "VkVideoSessionParametersKHR");
+    else missing(v, S, "videoSessionParameters", x, "VkVideoSessionParametersKHR");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -12075,7 +12075,7 @@ export function structs() {
     }
     if ((x = v.baseArrayLayer) !== undefined) seen += u32(m, o + 32, x, S, "baseArrayLayer");
     if ((x = v.imageViewBinding) != null) seen += putPointer(m, o + 40, x, S, "imageViewBinding");
-    else missing(S, "imageViewBinding", x, "VkImageView");
+    else missing(v, S, "imageViewBinding", x, "VkImageView");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -12286,7 +12286,7 @@ export function structs() {
           t = x.length;
         } else t = 0;
       }
-    } else missing(S, "pVideoProfile", x);
+    } else missing(v, S, "pVideoProfile", x);
     if ((x = v.pictureFormat) !== undefined) seen += u32(m, o + 32, x, S, "pictureFormat");
     if ((x = v.maxCodedExtent) !== undefined) {
       seen++;
@@ -12317,7 +12317,7 @@ export function structs() {
           t = x.length;
         } else t = 0;
       }
-    } else missing(S, "pStdHeaderVersion", x);
+    } else missing(v, S, "pStdHeaderVersion", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -12386,7 +12386,7 @@ export function structs() {
       seen += putPointer(m, o + 24, x, S, "videoSessionParametersTemplate");
     }
     if ((x = v.videoSession) != null) seen += putPointer(m, o + 32, x, S, "videoSession");
-    else missing(S, "videoSession", x, "VkVideoSessionKHR");
+    else missing(v, S, "videoSession", x, "VkVideoSessionKHR");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -12644,7 +12644,7 @@ export function structs() {
         n0 = t;
         f0 = "pAccelerationStructures";
       }
-    } else missing(S, "pAccelerationStructures", x);
+    } else missing(v, S, "pAccelerationStructures", x);
     if ((x = v.accelerationStructureCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "accelerationStructureCount");
       if (n0 >= 0) covers(x, n0, S, "accelerationStructureCount", f0);

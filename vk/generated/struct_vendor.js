@@ -386,7 +386,7 @@ export function structs() {
     }
     if ((x = v.type) !== undefined) seen += u32(m, o + 16, x, S, "type");
     if ((x = v.accelerationStructure) != null) seen += putPointer(m, o + 24, x, S, "accelerationStructure");
-    else missing(S, "accelerationStructure", x, "VkAccelerationStructureNV");
+    else missing(v, S, "accelerationStructure", x, "VkAccelerationStructureNV");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -987,9 +987,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.accelerationStructure) != null) seen += putPointer(m, o + 16, x, S, "accelerationStructure");
-    else missing(S, "accelerationStructure", x, "VkAccelerationStructureNV");
+    else missing(v, S, "accelerationStructure", x, "VkAccelerationStructureNV");
     if ((x = v.memory) != null) seen += putPointer(m, o + 24, x, S, "memory");
-    else missing(S, "memory", x, "VkDeviceMemory");
+    else missing(v, S, "memory", x, "VkDeviceMemory");
     if ((x = v.memoryOffset) !== undefined) seen += put64(m, o + 32, x, S, "memoryOffset");
     if ((x = v.pDeviceIndices) !== undefined) {
       seen++;
@@ -1037,11 +1037,11 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.session) != null) seen += putPointer(m, o + 16, x, S, "session");
-    else missing(S, "session", x, "VkDataGraphPipelineSessionARM");
+    else missing(v, S, "session", x, "VkDataGraphPipelineSessionARM");
     if ((x = v.bindPoint) !== undefined) seen += u32(m, o + 24, x, S, "bindPoint");
     if ((x = v.objectIndex) !== undefined) seen += u32(m, o + 28, x, S, "objectIndex");
     if ((x = v.memory) != null) seen += putPointer(m, o + 32, x, S, "memory");
-    else missing(S, "memory", x, "VkDeviceMemory");
+    else missing(v, S, "memory", x, "VkDeviceMemory");
     if ((x = v.memoryOffset) !== undefined) seen += put64(m, o + 40, x, S, "memoryOffset");
     let keys = 0;
     for (const _ in v) keys++;
@@ -1127,9 +1127,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.tensor) != null) seen += putPointer(m, o + 16, x, S, "tensor");
-    else missing(S, "tensor", x, "VkTensorARM");
+    else missing(v, S, "tensor", x, "VkTensorARM");
     if ((x = v.memory) != null) seen += putPointer(m, o + 24, x, S, "memory");
-    else missing(S, "memory", x, "VkDeviceMemory");
+    else missing(v, S, "memory", x, "VkDeviceMemory");
     if ((x = v.memoryOffset) !== undefined) seen += put64(m, o + 32, x, S, "memoryOffset");
     let keys = 0;
     for (const _ in v) keys++;
@@ -1204,7 +1204,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.collection) != null) seen += putPointer(m, o + 16, x, S, "collection");
-    else missing(S, "collection", x, "VkBufferCollectionFUCHSIA");
+    else missing(v, S, "collection", x, "VkBufferCollectionFUCHSIA");
     if ((x = v.index) !== undefined) seen += u32(m, o + 24, x, S, "index");
     let keys = 0;
     for (const _ in v) keys++;
@@ -1296,7 +1296,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.collection) != null) seen += putPointer(m, o + 16, x, S, "collection");
-    else missing(S, "collection", x, "VkBufferCollectionFUCHSIA");
+    else missing(v, S, "collection", x, "VkBufferCollectionFUCHSIA");
     if ((x = v.index) !== undefined) seen += u32(m, o + 24, x, S, "index");
     let keys = 0;
     for (const _ in v) keys++;
@@ -2161,7 +2161,7 @@ export function structs() {
         n0 = t;
         f0 = "pSampleLocations";
       }
-    } else missing(S, "pSampleLocations", x);
+    } else missing(v, S, "pSampleLocations", x);
     if ((x = v.sampleLocationCount) !== undefined) {
       seen += u32(m, o + 8, x, S, "sampleLocationCount");
       if (n0 >= 0) covers(x, n0, S, "sampleLocationCount", f0);
@@ -2339,7 +2339,7 @@ export function structs() {
     if ((x = v.pDstSize) != null) {
       seen++;
       array(m, o + 32, x, "u64", 8, S, "pDstSize");
-    } else missing(S, "pDstSize", x);
+    } else missing(v, S, "pDstSize", x);
     if ((x = v.dstData) !== undefined) {
       seen++;
       if (typeof x !== "object" || x === null) badValue(S, "dstData", x, "an object");
@@ -2532,9 +2532,9 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.srcTensor) != null) seen += putPointer(m, o + 16, x, S, "srcTensor");
-    else missing(S, "srcTensor", x, "VkTensorARM");
+    else missing(v, S, "srcTensor", x, "VkTensorARM");
     if ((x = v.dstTensor) != null) seen += putPointer(m, o + 24, x, S, "dstTensor");
-    else missing(S, "dstTensor", x, "VkTensorARM");
+    else missing(v, S, "dstTensor", x, "VkTensorARM");
     if ((x = v.pRegions) != null) {
       seen++;
       let t = -1;
@@ -2559,7 +2559,7 @@ export function structs() {
         n0 = t;
         f0 = "pRegions";
       }
-    } else missing(S, "pRegions", x);
+    } else missing(v, S, "pRegions", x);
     if ((x = v.regionCount) !== undefined) {
       seen += u32(m, o + 32, x, S, "regionCount");
       if (n0 >= 0) covers(x, n0, S, "regionCount", f0);
@@ -2594,11 +2594,11 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.module) != null) seen += putPointer(m, o + 16, x, S, "module");
-    else missing(S, "module", x, "VkCuModuleNVX");
+    else missing(v, S, "module", x, "VkCuModuleNVX");
     if ((x = v.pName) != null) {
       seen++;
       str(m, o + 24, x, S, "pName");
-    } else missing(S, "pName", x);
+    } else missing(v, S, "pName", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -2627,7 +2627,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.function) != null) seen += putPointer(m, o + 16, x, S, "function");
-    else missing(S, "function", x, "VkCuFunctionNVX");
+    else missing(v, S, "function", x, "VkCuFunctionNVX");
     if ((x = v.gridDimX) !== undefined) seen += u32(m, o + 24, x, S, "gridDimX");
     if ((x = v.gridDimY) !== undefined) seen += u32(m, o + 28, x, S, "gridDimY");
     if ((x = v.gridDimZ) !== undefined) seen += u32(m, o + 32, x, S, "gridDimZ");
@@ -2657,14 +2657,14 @@ export function structs() {
     }
     if ((x = v.paramCount) !== undefined) {
       seen += put64(m, o + 56, x, S, "paramCount");
-      if (n0 >= 0) covers(x, n0, S, "paramCount", f0);
+      if (n0 >= 0) covers(x, n0, S, "paramCount", f0, "byte");
       if (n0 < 0 && x != 0 && v.pParams == null) absent(v, S, "paramCount", x, "pParams");
     } else if (n0 >= 0) {
       put64(m, o + 56, n0, S, "paramCount");
     }
     if ((x = v.extraCount) !== undefined) {
       seen += put64(m, o + 72, x, S, "extraCount");
-      if (n1 >= 0) covers(x, n1, S, "extraCount", f1);
+      if (n1 >= 0) covers(x, n1, S, "extraCount", f1, "byte");
       if (n1 < 0 && x != 0 && v.pExtras == null) absent(v, S, "extraCount", x, "pExtras");
     } else if (n1 >= 0) {
       put64(m, o + 72, n1, S, "extraCount");
@@ -2717,7 +2717,7 @@ export function structs() {
     }
     if ((x = v.dataSize) !== undefined) {
       seen += put64(m, o + 16, x, S, "dataSize");
-      if (n0 >= 0) covers(x, n0, S, "dataSize", f0);
+      if (n0 >= 0) covers(x, n0, S, "dataSize", f0, "byte");
       if (n0 < 0 && x != 0 && v.pData == null) absent(v, S, "dataSize", x, "pData");
     } else if (n0 >= 0) {
       put64(m, o + 16, n0, S, "dataSize");
@@ -2773,11 +2773,11 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.module) != null) seen += putPointer(m, o + 16, x, S, "module");
-    else missing(S, "module", x, "VkCudaModuleNV");
+    else missing(v, S, "module", x, "VkCudaModuleNV");
     if ((x = v.pName) != null) {
       seen++;
       str(m, o + 24, x, S, "pName");
-    } else missing(S, "pName", x);
+    } else missing(v, S, "pName", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -2806,7 +2806,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.function) != null) seen += putPointer(m, o + 16, x, S, "function");
-    else missing(S, "function", x, "VkCudaFunctionNV");
+    else missing(v, S, "function", x, "VkCudaFunctionNV");
     if ((x = v.gridDimX) !== undefined) seen += u32(m, o + 24, x, S, "gridDimX");
     if ((x = v.gridDimY) !== undefined) seen += u32(m, o + 28, x, S, "gridDimY");
     if ((x = v.gridDimZ) !== undefined) seen += u32(m, o + 32, x, S, "gridDimZ");
@@ -2836,13 +2836,13 @@ export function structs() {
     }
     if ((x = v.paramCount) !== undefined) {
       seen += put64(m, o + 56, x, S, "paramCount");
-      if (n0 >= 0) covers(x, n0, S, "paramCount", f0);
+      if (n0 >= 0) covers(x, n0, S, "paramCount", f0, "byte");
     } else if (n0 >= 0) {
       put64(m, o + 56, n0, S, "paramCount");
     }
     if ((x = v.extraCount) !== undefined) {
       seen += put64(m, o + 72, x, S, "extraCount");
-      if (n1 >= 0) covers(x, n1, S, "extraCount", f1);
+      if (n1 >= 0) covers(x, n1, S, "extraCount", f1, "byte");
     } else if (n1 >= 0) {
       put64(m, o + 72, n1, S, "extraCount");
     }
@@ -2891,10 +2891,10 @@ export function structs() {
         n0 = t;
         f0 = "pData";
       }
-    } else missing(S, "pData", x);
+    } else missing(v, S, "pData", x);
     if ((x = v.dataSize) !== undefined) {
       seen += put64(m, o + 16, x, S, "dataSize");
-      if (n0 >= 0) covers(x, n0, S, "dataSize", f0);
+      if (n0 >= 0) covers(x, n0, S, "dataSize", f0, "byte");
     } else if (n0 >= 0) {
       put64(m, o + 16, n0, S, "dataSize");
     }
@@ -2997,7 +2997,7 @@ export function structs() {
           t = x.length;
         } else t = 0;
       }
-    } else missing(S, "pOperation", x);
+    } else missing(v, S, "pOperation", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -3025,7 +3025,7 @@ export function structs() {
     if ((x = v.pVendorOptions) != null) {
       seen++;
       str(m, o + 16, x, S, "pVendorOptions");
-    } else missing(S, "pVendorOptions", x);
+    } else missing(v, S, "pVendorOptions", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -3054,7 +3054,7 @@ export function structs() {
     if ((x = v.pConstantData) != null) {
       seen++;
       array(m, o + 24, x, "bytes", 1, S, "pConstantData");
-    } else missing(S, "pConstantData", x);
+    } else missing(v, S, "pConstantData", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -3112,7 +3112,7 @@ export function structs() {
     }
     if ((x = v.flags) !== undefined) seen += put64(m, o + 16, x, S, "flags");
     if ((x = v.layout) != null) seen += putPointer(m, o + 24, x, S, "layout");
-    else missing(S, "layout", x, "VkPipelineLayout");
+    else missing(v, S, "layout", x, "VkPipelineLayout");
     if ((x = v.pResourceInfos) !== undefined) {
       seen++;
       let t = -1;
@@ -3209,7 +3209,7 @@ export function structs() {
         n0 = t;
         f0 = "pIdentifier";
       }
-    } else missing(S, "pIdentifier", x);
+    } else missing(v, S, "pIdentifier", x);
     if ((x = v.identifierSize) !== undefined) {
       seen += u32(m, o + 16, x, S, "identifierSize");
       if (n0 >= 0) covers(x, n0, S, "identifierSize", f0);
@@ -3242,7 +3242,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.dataGraphPipeline) != null) seen += putPointer(m, o + 16, x, S, "dataGraphPipeline");
-    else missing(S, "dataGraphPipeline", x, "VkPipeline");
+    else missing(v, S, "dataGraphPipeline", x, "VkPipeline");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -3375,7 +3375,7 @@ export function structs() {
     }
     if ((x = v.dataSize) !== undefined) {
       seen += put64(m, o + 24, x, S, "dataSize");
-      if (n0 >= 0) covers(x, n0, S, "dataSize", f0);
+      if (n0 >= 0) covers(x, n0, S, "dataSize", f0, "byte");
     } else if (n0 >= 0) {
       put64(m, o + 24, n0, S, "dataSize");
     }
@@ -3490,7 +3490,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.session) != null) seen += putPointer(m, o + 16, x, S, "session");
-    else missing(S, "session", x, "VkDataGraphPipelineSessionARM");
+    else missing(v, S, "session", x, "VkDataGraphPipelineSessionARM");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -3517,7 +3517,7 @@ export function structs() {
     }
     if ((x = v.flags) !== undefined) seen += put64(m, o + 16, x, S, "flags");
     if ((x = v.dataGraphPipeline) != null) seen += putPointer(m, o + 24, x, S, "dataGraphPipeline");
-    else missing(S, "dataGraphPipeline", x, "VkPipeline");
+    else missing(v, S, "dataGraphPipeline", x, "VkPipeline");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -3544,7 +3544,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.session) != null) seen += putPointer(m, o + 16, x, S, "session");
-    else missing(S, "session", x, "VkDataGraphPipelineSessionARM");
+    else missing(v, S, "session", x, "VkDataGraphPipelineSessionARM");
     if ((x = v.bindPoint) !== undefined) seen += u32(m, o + 24, x, S, "bindPoint");
     if ((x = v.objectIndex) !== undefined) seen += u32(m, o + 28, x, S, "objectIndex");
     let keys = 0;
@@ -3603,7 +3603,7 @@ export function structs() {
     if ((x = v.pName) != null) {
       seen++;
       str(m, o + 24, x, S, "pName");
-    } else missing(S, "pName", x);
+    } else missing(v, S, "pName", x);
     if ((x = v.pSpecializationInfo) !== undefined) {
       seen++;
       let t = -1;
@@ -3743,7 +3743,7 @@ export function structs() {
         n0 = t;
         f0 = "pConnections";
       }
-    } else missing(S, "pConnections", x);
+    } else missing(v, S, "pConnections", x);
     if ((x = v.connectionCount) !== undefined) {
       seen += u32(m, o + 20, x, S, "connectionCount");
       if (n0 >= 0) covers(x, n0, S, "connectionCount", f0);
@@ -3806,7 +3806,7 @@ export function structs() {
         n0 = t;
         f0 = "pProcessingEngines";
       }
-    } else missing(S, "pProcessingEngines", x);
+    } else missing(v, S, "pProcessingEngines", x);
     if ((x = v.processingEngineCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "processingEngineCount");
       if (n0 >= 0) covers(x, n0, S, "processingEngineCount", f0);
@@ -3988,7 +3988,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.descriptorSetLayout) != null) seen += putPointer(m, o + 16, x, S, "descriptorSetLayout");
-    else missing(S, "descriptorSetLayout", x, "VkDescriptorSetLayout");
+    else missing(v, S, "descriptorSetLayout", x, "VkDescriptorSetLayout");
     if ((x = v.binding) !== undefined) seen += u32(m, o + 24, x, S, "binding");
     let keys = 0;
     for (const _ in v) keys++;
@@ -4184,7 +4184,7 @@ export function structs() {
           t = x.length;
         } else t = 0;
       }
-    } else missing(S, "pCreateInfo", x);
+    } else missing(v, S, "pCreateInfo", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -4264,7 +4264,7 @@ export function structs() {
         n0 = t;
         f0 = "pDrivers";
       }
-    } else missing(S, "pDrivers", x);
+    } else missing(v, S, "pDrivers", x);
     if ((x = v.driverCount) !== undefined) {
       seen += u32(m, o + 20, x, S, "driverCount");
       if (n0 >= 0) covers(x, n0, S, "driverCount", f0);
@@ -4746,7 +4746,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.preferredQueue) != null) seen += putPointer(m, o + 16, x, S, "preferredQueue");
-    else missing(S, "preferredQueue", x, "VkQueue");
+    else missing(v, S, "preferredQueue", x, "VkQueue");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -5004,7 +5004,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.fence) != null) seen += putPointer(m, o + 16, x, S, "fence");
-    else missing(S, "fence", x, "VkFence");
+    else missing(v, S, "fence", x, "VkFence");
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 24, x, S, "handleType");
     let keys = 0;
     for (const _ in v) keys++;
@@ -5041,7 +5041,7 @@ export function structs() {
         n0 = t;
         f0 = "pTensors";
       }
-    } else missing(S, "pTensors", x);
+    } else missing(v, S, "pTensors", x);
     if ((x = v.tensorCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "tensorCount");
       if (n0 >= 0) covers(x, n0, S, "tensorCount", f0);
@@ -5108,7 +5108,7 @@ export function structs() {
     if ((x = v.pipelineBindPoint) !== undefined) seen += u32(m, o + 16, x, S, "pipelineBindPoint");
     if ((x = v.pipeline) !== undefined) seen += putPointer(m, o + 24, x, S, "pipeline");
     if ((x = v.indirectCommandsLayout) != null) seen += putPointer(m, o + 32, x, S, "indirectCommandsLayout");
-    else missing(S, "indirectCommandsLayout", x, "VkIndirectCommandsLayoutNV");
+    else missing(v, S, "indirectCommandsLayout", x, "VkIndirectCommandsLayoutNV");
     if ((x = v.pStreams) != null) {
       seen++;
       let t = -1;
@@ -5133,10 +5133,10 @@ export function structs() {
         n0 = t;
         f0 = "pStreams";
       }
-    } else missing(S, "pStreams", x);
+    } else missing(v, S, "pStreams", x);
     if ((x = v.sequencesCount) !== undefined) seen += u32(m, o + 56, x, S, "sequencesCount");
     if ((x = v.preprocessBuffer) != null) seen += putPointer(m, o + 64, x, S, "preprocessBuffer");
-    else missing(S, "preprocessBuffer", x, "VkBuffer");
+    else missing(v, S, "preprocessBuffer", x, "VkBuffer");
     if ((x = v.preprocessOffset) !== undefined) seen += put64(m, o + 72, x, S, "preprocessOffset");
     if ((x = v.preprocessSize) !== undefined) seen += put64(m, o + 80, x, S, "preprocessSize");
     if ((x = v.sequencesCountBuffer) !== undefined) {
@@ -5192,7 +5192,7 @@ export function structs() {
     if ((x = v.pipelineBindPoint) !== undefined) seen += u32(m, o + 16, x, S, "pipelineBindPoint");
     if ((x = v.pipeline) !== undefined) seen += putPointer(m, o + 24, x, S, "pipeline");
     if ((x = v.indirectCommandsLayout) != null) seen += putPointer(m, o + 32, x, S, "indirectCommandsLayout");
-    else missing(S, "indirectCommandsLayout", x, "VkIndirectCommandsLayoutNV");
+    else missing(v, S, "indirectCommandsLayout", x, "VkIndirectCommandsLayoutNV");
     if ((x = v.maxSequencesCount) !== undefined) seen += u32(m, o + 40, x, S, "maxSequencesCount");
     let keys = 0;
     for (const _ in v) keys++;
@@ -5560,7 +5560,7 @@ export function structs() {
         n0 = t;
         f0 = "pPerfCounters";
       }
-    } else missing(S, "pPerfCounters", x);
+    } else missing(v, S, "pPerfCounters", x);
     if ((x = v.streamingPerfTraceSampleInterval) !== undefined) {
       seen += u32(m, o + 48, x, S, "streamingPerfTraceSampleInterval");
     }
@@ -5747,7 +5747,7 @@ export function structs() {
         n0 = t;
         f0 = "pStages";
       }
-    } else missing(S, "pStages", x);
+    } else missing(v, S, "pStages", x);
     if ((x = v.pVertexInputState) !== undefined) {
       seen++;
       let t = -1;
@@ -5843,10 +5843,10 @@ export function structs() {
         n0 = t;
         f0 = "pDynamicMetadata";
       }
-    } else missing(S, "pDynamicMetadata", x);
+    } else missing(v, S, "pDynamicMetadata", x);
     if ((x = v.dynamicMetadataSize) !== undefined) {
       seen += put64(m, o + 16, x, S, "dynamicMetadataSize");
-      if (n0 >= 0) covers(x, n0, S, "dynamicMetadataSize", f0);
+      if (n0 >= 0) covers(x, n0, S, "dynamicMetadataSize", f0, "byte");
     } else if (n0 >= 0) {
       put64(m, o + 16, n0, S, "dynamicMetadataSize");
     }
@@ -5962,7 +5962,7 @@ export function structs() {
         n0 = t;
         f0 = "pFormatConstraints";
       }
-    } else missing(S, "pFormatConstraints", x);
+    } else missing(v, S, "pFormatConstraints", x);
     if ((x = v.bufferCollectionConstraints) !== undefined) {
       seen++;
       if (typeof x !== "object" || x === null) badValue(S, "bufferCollectionConstraints", x, "an object");
@@ -6035,7 +6035,7 @@ export function structs() {
         n0 = t;
         f0 = "pColorSpaces";
       }
-    } else missing(S, "pColorSpaces", x);
+    } else missing(v, S, "pColorSpaces", x);
     if ((x = v.colorSpaceCount) !== undefined) {
       seen += u32(m, o + 120, x, S, "colorSpaceCount");
       if (n0 >= 0) covers(x, n0, S, "colorSpaceCount", f0);
@@ -6126,7 +6126,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.imageView) != null) seen += putPointer(m, o + 16, x, S, "imageView");
-    else missing(S, "imageView", x, "VkImageView");
+    else missing(v, S, "imageView", x, "VkImageView");
     if ((x = v.descriptorType) !== undefined) seen += u32(m, o + 24, x, S, "descriptorType");
     if ((x = v.sampler) !== undefined) seen += putPointer(m, o + 32, x, S, "sampler");
     let keys = 0;
@@ -6195,7 +6195,7 @@ export function structs() {
     if ((x = v.buffer) != null) {
       seen++;
       array(m, o + 16, x, "u32", 4, S, "buffer");
-    } else missing(S, "buffer", x);
+    } else missing(v, S, "buffer", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -6220,12 +6220,12 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.fence) != null) seen += putPointer(m, o + 16, x, S, "fence");
-    else missing(S, "fence", x, "VkFence");
+    else missing(v, S, "fence", x, "VkFence");
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 24, x, S, "handleType");
     if ((x = v.handle) != null) {
       seen++;
       array(m, o + 32, x, "bytes", 1, S, "handle");
-    } else missing(S, "handle", x);
+    } else missing(v, S, "handle", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -6253,7 +6253,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.collection) != null) seen += putPointer(m, o + 16, x, S, "collection");
-    else missing(S, "collection", x, "VkBufferCollectionFUCHSIA");
+    else missing(v, S, "collection", x, "VkBufferCollectionFUCHSIA");
     if ((x = v.index) !== undefined) seen += u32(m, o + 24, x, S, "index");
     let keys = 0;
     for (const _ in v) keys++;
@@ -6363,7 +6363,7 @@ export function structs() {
     if ((x = v.buffer) != null) {
       seen++;
       array(m, o + 16, x, "u32", 4, S, "buffer");
-    } else missing(S, "buffer", x);
+    } else missing(v, S, "buffer", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -6416,12 +6416,12 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.semaphore) != null) seen += putPointer(m, o + 16, x, S, "semaphore");
-    else missing(S, "semaphore", x, "VkSemaphore");
+    else missing(v, S, "semaphore", x, "VkSemaphore");
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 24, x, S, "handleType");
     if ((x = v.handle) != null) {
       seen++;
       array(m, o + 32, x, "bytes", 1, S, "handle");
-    } else missing(S, "handle", x);
+    } else missing(v, S, "handle", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -6449,7 +6449,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.semaphore) != null) seen += putPointer(m, o + 16, x, S, "semaphore");
-    else missing(S, "semaphore", x, "VkSemaphore");
+    else missing(v, S, "semaphore", x, "VkSemaphore");
     if ((x = v.flags) !== undefined) seen += u32(m, o + 24, x, S, "flags");
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 28, x, S, "handleType");
     if ((x = v.zirconHandle) !== undefined) seen += u32(m, o + 32, x, S, "zirconHandle");
@@ -6508,7 +6508,7 @@ export function structs() {
         n0 = t;
         f0 = "pTokens";
       }
-    } else missing(S, "pTokens", x);
+    } else missing(v, S, "pTokens", x);
     if ((x = v.pStreamStrides) != null) {
       seen++;
       let t = -1;
@@ -6518,7 +6518,7 @@ export function structs() {
         n1 = t;
         f1 = "pStreamStrides";
       }
-    } else missing(S, "pStreamStrides", x);
+    } else missing(v, S, "pStreamStrides", x);
     if ((x = v.tokenCount) !== undefined) {
       seen += u32(m, o + 24, x, S, "tokenCount");
       if (n0 >= 0) covers(x, n0, S, "tokenCount", f0);
@@ -6677,7 +6677,7 @@ export function structs() {
     const S = "VkIndirectCommandsStreamNV";
     let seen = 0, x;
     if ((x = v.buffer) != null) seen += putPointer(m, o, x, S, "buffer");
-    else missing(S, "buffer", x, "VkBuffer");
+    else missing(v, S, "buffer", x, "VkBuffer");
     if ((x = v.offset) !== undefined) seen += put64(m, o + 8, x, S, "offset");
     let keys = 0;
     for (const _ in v) keys++;
@@ -6731,7 +6731,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.signalSemaphore) != null) seen += putPointer(m, o + 16, x, S, "signalSemaphore");
-    else missing(S, "signalSemaphore", x, "VkSemaphore");
+    else missing(v, S, "signalSemaphore", x, "VkSemaphore");
     if ((x = v.value) !== undefined) seen += put64(m, o + 24, x, S, "value");
     let keys = 0;
     for (const _ in v) keys++;
@@ -6942,7 +6942,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.tensor) != null) seen += putPointer(m, o + 16, x, S, "tensor");
-    else missing(S, "tensor", x, "VkTensorARM");
+    else missing(v, S, "tensor", x, "VkTensorARM");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -6968,7 +6968,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.memory) != null) seen += putPointer(m, o + 16, x, S, "memory");
-    else missing(S, "memory", x, "VkDeviceMemory");
+    else missing(v, S, "memory", x, "VkDeviceMemory");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -6994,7 +6994,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.memory) != null) seen += putPointer(m, o + 16, x, S, "memory");
-    else missing(S, "memory", x, "VkDeviceMemory");
+    else missing(v, S, "memory", x, "VkDeviceMemory");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -7020,7 +7020,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.memory) != null) seen += putPointer(m, o + 16, x, S, "memory");
-    else missing(S, "memory", x, "VkDeviceMemory");
+    else missing(v, S, "memory", x, "VkDeviceMemory");
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 24, x, S, "handleType");
     let keys = 0;
     for (const _ in v) keys++;
@@ -7047,7 +7047,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.memory) != null) seen += putPointer(m, o + 16, x, S, "memory");
-    else missing(S, "memory", x, "VkDeviceMemory");
+    else missing(v, S, "memory", x, "VkDeviceMemory");
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 24, x, S, "handleType");
     let keys = 0;
     for (const _ in v) keys++;
@@ -7075,7 +7075,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.memory) != null) seen += putPointer(m, o + 16, x, S, "memory");
-    else missing(S, "memory", x, "VkDeviceMemory");
+    else missing(v, S, "memory", x, "VkDeviceMemory");
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 24, x, S, "handleType");
     let keys = 0;
     for (const _ in v) keys++;
@@ -7277,7 +7277,7 @@ export function structs() {
     if ((x = v.handle) != null) {
       seen++;
       array(m, o + 16, x, "bytes", 1, S, "handle");
-    } else missing(S, "handle", x);
+    } else missing(v, S, "handle", x);
     if ((x = v.stride) !== undefined) seen += i32(m, o + 24, x, S, "stride");
     if ((x = v.format) !== undefined) seen += i32(m, o + 28, x, S, "format");
     if ((x = v.usage) !== undefined) seen += i32(m, o + 32, x, S, "usage");
@@ -7361,7 +7361,7 @@ export function structs() {
     if ((x = v.handle) != null) {
       seen++;
       array(m, o + 16, x, "u32", 4, S, "handle");
-    } else missing(S, "handle", x);
+    } else missing(v, S, "handle", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -7613,7 +7613,7 @@ export function structs() {
     if ((x = v.pPrivateData) != null) {
       seen++;
       array(m, o + 24, x, "bytes", 1, S, "pPrivateData");
-    } else missing(S, "pPrivateData", x);
+    } else missing(v, S, "pPrivateData", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -9774,7 +9774,7 @@ export function structs() {
           t = x.length;
         } else t = 0;
       }
-    } else missing(S, "pDescription", x);
+    } else missing(v, S, "pDescription", x);
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 32, x, S, "handleType");
     let keys = 0;
     for (const _ in v) keys++;
@@ -12752,7 +12752,7 @@ export function structs() {
     }
     if ((x = v.pipelineBindPoint) !== undefined) seen += u32(m, o + 16, x, S, "pipelineBindPoint");
     if ((x = v.pipeline) != null) seen += putPointer(m, o + 24, x, S, "pipeline");
-    else missing(S, "pipeline", x, "VkPipeline");
+    else missing(v, S, "pipeline", x, "VkPipeline");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -13064,7 +13064,7 @@ export function structs() {
         n0 = t;
         f0 = "pViewportSwizzles";
       }
-    } else missing(S, "pViewportSwizzles", x);
+    } else missing(v, S, "pViewportSwizzles", x);
     if ((x = v.viewportCount) !== undefined) {
       seen += u32(m, o + 20, x, S, "viewportCount");
       if (n0 >= 0) covers(x, n0, S, "viewportCount", f0);
@@ -13285,7 +13285,7 @@ export function structs() {
     if ((x = v.pQueriedLowLatencyData) != null) {
       seen++;
       array(m, o + 16, x, "bytes", 1, S, "pQueriedLowLatencyData");
-    } else missing(S, "pQueriedLowLatencyData", x);
+    } else missing(v, S, "pQueriedLowLatencyData", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -13645,7 +13645,7 @@ export function structs() {
         n0 = t;
         f0 = "pStages";
       }
-    } else missing(S, "pStages", x);
+    } else missing(v, S, "pStages", x);
     if ((x = v.pGroups) != null) {
       seen++;
       let t = -1;
@@ -13670,7 +13670,7 @@ export function structs() {
         n1 = t;
         f1 = "pGroups";
       }
-    } else missing(S, "pGroups", x);
+    } else missing(v, S, "pGroups", x);
     if ((x = v.maxRecursionDepth) !== undefined) seen += u32(m, o + 48, x, S, "maxRecursionDepth");
     if ((x = v.layout) !== undefined) seen += putPointer(m, o + 56, x, S, "layout");
     if ((x = v.basePipelineHandle) !== undefined) seen += putPointer(m, o + 64, x, S, "basePipelineHandle");
@@ -13780,7 +13780,7 @@ export function structs() {
         n0 = t;
         f0 = "pCounterAddresses";
       }
-    } else missing(S, "pCounterAddresses", x);
+    } else missing(v, S, "pCounterAddresses", x);
     if ((x = v.serializeRegions) !== undefined) seen += bool(m, o + 32, x, S, "serializeRegions");
     if ((x = v.pCounterIndices) != null) {
       seen++;
@@ -13791,7 +13791,7 @@ export function structs() {
         n1 = t;
         f1 = "pCounterIndices";
       }
-    } else missing(S, "pCounterIndices", x);
+    } else missing(v, S, "pCounterIndices", x);
     if ((x = v.counterAddressCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "counterAddressCount");
       if (n0 >= 0) covers(x, n0, S, "counterAddressCount", f0);
@@ -13857,7 +13857,7 @@ export function structs() {
         n0 = t;
         f0 = "pStripeInfos";
       }
-    } else missing(S, "pStripeInfos", x);
+    } else missing(v, S, "pStripeInfos", x);
     if ((x = v.stripeInfoCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "stripeInfoCount");
       if (n0 >= 0) covers(x, n0, S, "stripeInfoCount", f0);
@@ -13949,7 +13949,7 @@ export function structs() {
         n0 = t;
         f0 = "pStripeSemaphoreInfos";
       }
-    } else missing(S, "pStripeSemaphoreInfos", x);
+    } else missing(v, S, "pStripeSemaphoreInfos", x);
     if ((x = v.stripeSemaphoreInfoCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "stripeSemaphoreInfoCount");
       if (n0 >= 0) covers(x, n0, S, "stripeSemaphoreInfoCount", f0);
@@ -14302,7 +14302,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.semaphore) != null) seen += putPointer(m, o + 16, x, S, "semaphore");
-    else missing(S, "semaphore", x, "VkSemaphore");
+    else missing(v, S, "semaphore", x, "VkSemaphore");
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 24, x, S, "handleType");
     let keys = 0;
     for (const _ in v) keys++;
@@ -14330,7 +14330,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.semaphore) != null) seen += putPointer(m, o + 16, x, S, "semaphore");
-    else missing(S, "semaphore", x, "VkSemaphore");
+    else missing(v, S, "semaphore", x, "VkSemaphore");
     if ((x = v.handleType) !== undefined) seen += u32(m, o + 24, x, S, "handleType");
     let keys = 0;
     for (const _ in v) keys++;
@@ -14357,11 +14357,11 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.semaphorePool) != null) seen += putPointer(m, o + 16, x, S, "semaphorePool");
-    else missing(S, "semaphorePool", x, "VkSemaphoreSciSyncPoolNV");
+    else missing(v, S, "semaphorePool", x, "VkSemaphoreSciSyncPoolNV");
     if ((x = v.pFence) != null) {
       seen++;
       array(m, o + 24, x, "bytes", 48, S, "pFence");
-    } else missing(S, "pFence", x);
+    } else missing(v, S, "pFence", x);
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -14632,7 +14632,7 @@ export function structs() {
         n0 = t;
         f0 = "pShadingRatePaletteEntries";
       }
-    } else missing(S, "pShadingRatePaletteEntries", x);
+    } else missing(v, S, "pShadingRatePaletteEntries", x);
     if ((x = v.shadingRatePaletteEntryCount) !== undefined) {
       seen += u32(m, o, x, S, "shadingRatePaletteEntryCount");
       if (n0 >= 0) covers(x, n0, S, "shadingRatePaletteEntryCount", f0);
@@ -14709,7 +14709,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.renderPass) != null) seen += putPointer(m, o + 16, x, S, "renderPass");
-    else missing(S, "renderPass", x, "VkRenderPass");
+    else missing(v, S, "renderPass", x, "VkRenderPass");
     if ((x = v.subpass) !== undefined) seen += u32(m, o + 24, x, S, "subpass");
     let keys = 0;
     for (const _ in v) keys++;
@@ -14942,7 +14942,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.tensor) != null) seen += putPointer(m, o + 16, x, S, "tensor");
-    else missing(S, "tensor", x, "VkTensorARM");
+    else missing(v, S, "tensor", x, "VkTensorARM");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -15052,7 +15052,7 @@ export function structs() {
           t = x.length;
         } else t = 0;
       }
-    } else missing(S, "pDescription", x);
+    } else missing(v, S, "pDescription", x);
     if ((x = v.sharingMode) !== undefined) seen += u32(m, o + 32, x, S, "sharingMode");
     if ((x = v.pQueueFamilyIndices) !== undefined) {
       seen++;
@@ -15123,7 +15123,7 @@ export function structs() {
         n0 = t;
         f0 = "pTensorMemoryBarriers";
       }
-    } else missing(S, "pTensorMemoryBarriers", x);
+    } else missing(v, S, "pTensorMemoryBarriers", x);
     if ((x = v.tensorMemoryBarrierCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "tensorMemoryBarrierCount");
       if (n0 >= 0) covers(x, n0, S, "tensorMemoryBarrierCount", f0);
@@ -15167,7 +15167,7 @@ export function structs() {
         n0 = t;
         f0 = "pDimensions";
       }
-    } else missing(S, "pDimensions", x);
+    } else missing(v, S, "pDimensions", x);
     if ((x = v.pStrides) !== undefined) {
       seen++;
       let t = -1;
@@ -15295,7 +15295,7 @@ export function structs() {
     if ((x = v.srcQueueFamilyIndex) !== undefined) seen += u32(m, o + 48, x, S, "srcQueueFamilyIndex");
     if ((x = v.dstQueueFamilyIndex) !== undefined) seen += u32(m, o + 52, x, S, "dstQueueFamilyIndex");
     if ((x = v.tensor) != null) seen += putPointer(m, o + 56, x, S, "tensor");
-    else missing(S, "tensor", x, "VkTensorARM");
+    else missing(v, S, "tensor", x, "VkTensorARM");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -15327,7 +15327,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.tensor) != null) seen += putPointer(m, o + 16, x, S, "tensor");
-    else missing(S, "tensor", x, "VkTensorARM");
+    else missing(v, S, "tensor", x, "VkTensorARM");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -15381,7 +15381,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.tensorView) != null) seen += putPointer(m, o + 16, x, S, "tensorView");
-    else missing(S, "tensorView", x, "VkTensorViewARM");
+    else missing(v, S, "tensorView", x, "VkTensorViewARM");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -15408,7 +15408,7 @@ export function structs() {
     }
     if ((x = v.flags) !== undefined) seen += put64(m, o + 16, x, S, "flags");
     if ((x = v.tensor) != null) seen += putPointer(m, o + 24, x, S, "tensor");
-    else missing(S, "tensor", x, "VkTensorARM");
+    else missing(v, S, "tensor", x, "VkTensorARM");
     if ((x = v.format) !== undefined) seen += u32(m, o + 32, x, S, "format");
     let keys = 0;
     for (const _ in v) keys++;
@@ -15489,7 +15489,7 @@ export function structs() {
       writeChain(m, o + 8, x, S);
     }
     if ((x = v.memory) != null) seen += putPointer(m, o + 16, x, S, "memory");
-    else missing(S, "memory", x, "VkDeviceMemory");
+    else missing(v, S, "memory", x, "VkDeviceMemory");
     let keys = 0;
     for (const _ in v) keys++;
     if (seen + k !== keys) unknown(v, S);
@@ -15950,7 +15950,7 @@ export function structs() {
         n0 = t;
         f0 = "pAccelerationStructures";
       }
-    } else missing(S, "pAccelerationStructures", x);
+    } else missing(v, S, "pAccelerationStructures", x);
     if ((x = v.accelerationStructureCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "accelerationStructureCount");
       if (n0 >= 0) covers(x, n0, S, "accelerationStructureCount", f0);
@@ -15994,7 +15994,7 @@ export function structs() {
         n0 = t;
         f0 = "pAccelerationStructures";
       }
-    } else missing(S, "pAccelerationStructures", x);
+    } else missing(v, S, "pAccelerationStructures", x);
     if ((x = v.accelerationStructureCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "accelerationStructureCount");
       if (n0 >= 0) covers(x, n0, S, "accelerationStructureCount", f0);
@@ -16036,7 +16036,7 @@ export function structs() {
         n0 = t;
         f0 = "pTensorViews";
       }
-    } else missing(S, "pTensorViews", x);
+    } else missing(v, S, "pTensorViews", x);
     if ((x = v.tensorViewCount) !== undefined) {
       seen += u32(m, o + 16, x, S, "tensorViewCount");
       if (n0 >= 0) covers(x, n0, S, "tensorViewCount", f0);
