@@ -29,7 +29,10 @@ Deno.test("the group struct is copied with mapped handles; the pNext chain is re
     pPhysicalDevices: arena.pointerArray(handles),
   });
   const timeline = writeStruct(arena, "VkPhysicalDeviceTimelineSemaphoreFeatures", { pNext: group });
-  const ci = writeStruct(arena, "VkDeviceCreateInfo", { pNext: timeline, queueCreateInfoCount: 1 });
+  const ci = writeStruct(arena, "VkDeviceCreateInfo", {
+    pNext: timeline,
+    pQueueCreateInfos: [{ queueFamilyIndex: 0, pQueuePriorities: [1] }],
+  });
   const mapped = new Map([[addr(handles[0]!), 0x1000n], [addr(handles[1]!), 0x2000n]]);
   using scratch = new Arena();
   const copy = replaceGroupDevices(scratch, ci, (h) => {
