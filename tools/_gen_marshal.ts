@@ -335,7 +335,12 @@ putAddress(m, ${at}, m.base + c);
 t = 1;
 } else if (x.length !== 0) {
 const c = m.alloc(${s.size} * x.length, ${s.align});
-for (let i = 0; i < x.length; i++) ${w(`m, c + i * ${s.size}, element(x[i], ${S}, ${K}, i), 0`)};
+let i = 0;
+try {
+for (; i < x.length; i++) ${w(`m, c + i * ${s.size}, element(x[i], ${S}, ${K}), 0`)};
+} catch (e) {
+throw inElement(e, ${K}, i);
+}
 putAddress(m, ${at}, m.base + c);
 t = x.length;
 } else t = 0;
@@ -416,6 +421,7 @@ const RUNTIME = [
   "badValue",
   "bits",
   "element",
+  "inElement",
   "fixedArray",
   "fixedArrayAt",
   "fixedString",

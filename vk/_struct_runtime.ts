@@ -16,7 +16,7 @@ import {
   scalarExpects,
   shownValue,
 } from "./scalar.ts";
-import type { Scratch } from "../ffi/scratch.ts";
+import { FULL, type Scratch } from "../ffi/scratch.ts";
 import { bytesOf, isBytes } from "../ffi/memory.ts";
 import { findLayout, layoutOf } from "./struct_layout.ts";
 import { ENDED_HANDLES } from "./handle.ts";
@@ -181,12 +181,24 @@ export function unknown(v: unknown, struct: string): void {
   }
 }
 
-/** An element of an array of structs, checked to be an object. */
-export function element(x: unknown, struct: string, member: string, i: number): unknown {
+/** An element of an array of structs, checked to be an object (its index is added by {@linkcode inElement}). */
+export function element(x: unknown, struct: string, member: string): unknown {
   if (typeof x !== "object" || x === null || Array.isArray(x)) {
-    throw new TypeError(`Cannot write ${where(struct, member)}[${i}]: expected an object`);
+    throw new TypeError(`Cannot write ${where(struct, member)}: expected an object, got ${shownValue(x)}`);
   }
   return x;
+}
+
+/**
+ * Error `e`, thrown writing element `i` of array member `member`, with the element's place before its message
+ * (`pQueueCreateInfos[1]: Cannot write ...`; nested arrays add theirs in front): the same class, `e` its
+ * cause. The scratch's {@linkcode FULL} passes through, as does any other error.
+ */
+export function inElement(e: unknown, member: string, i: number): unknown {
+  if (e === FULL || !(e instanceof TypeError || e instanceof RangeError)) return e;
+  const Class = e instanceof RangeError ? RangeError : TypeError;
+  const rest = /^\w+\[\d+\][.:]/.test(e.message) ? `.${e.message}` : `: ${e.message}`;
+  return new Class(`${member}[${i}]${rest}`, { cause: e });
 }
 
 /** A floating-point member's value as a number. */
@@ -704,7 +716,11 @@ export function pointerLinks(
     if (v === null || isPointerObject(v)) putPointer(m, c + 8 * i, v, struct, member);
     else {
       const s = m.alloc(entry[2], entry[3]);
-      entry[0](m, s, element(v, struct, member, i), 0);
+      try {
+        entry[0](m, s, element(v, struct, member), 0);
+      } catch (e) {
+        throw inElement(e, member, i);
+      }
       putAddress(m, c + 8 * i, m.base + s);
     }
   }

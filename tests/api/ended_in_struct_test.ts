@@ -48,7 +48,7 @@ Deno.test("a buffer, a descriptor set and a command buffer VkApi ended are refus
     assertThrows(() => write(buffer), {
       name: "TypeError",
       message:
-        `Cannot call "vkUpdateDescriptorSets": parameter "pDescriptorWrites": Cannot write member "buffer" of ` +
+        `Cannot call "vkUpdateDescriptorSets": parameter "pDescriptorWrites": pBufferInfo[0]: Cannot write member "buffer" of ` +
         `"VkDescriptorBufferInfo": ${hex(buffer)} was destroyed already (through VkApi)`,
     });
     // The mock gives the next buffer the destroyed one's address: a new value, live.

@@ -56,7 +56,23 @@ Deno.test("a count above its array's length throws naming the struct, the count 
       }),
     {
       name: "RangeError",
-      message: /"queueCount" of "VkDeviceQueueCreateInfo": "pQueuePriorities" has 1 element$/,
+      message:
+        'pQueueCreateInfos[0]: Cannot write 2 to member "queueCount" of "VkDeviceQueueCreateInfo": "pQueuePriorities" has 1 element',
+    },
+  );
+  // The element's place, nested arrays' joined (pSubpasses[1], then its pColorAttachments[0]).
+  const subpass = { pipelineBindPoint: 0, pColorAttachments: [{ attachment: 0, layuot: 2 }] };
+  assertThrows(
+    () =>
+      writeStruct(
+        arena,
+        "VkRenderPassCreateInfo",
+        { pSubpasses: [{ pipelineBindPoint: 0 }, subpass] } as never,
+      ),
+    {
+      name: "TypeError",
+      message: 'pSubpasses[1].pColorAttachments[0]: Unknown member "layuot" of "VkAttachmentReference" ' +
+        '(did you mean "layout"?)',
     },
   );
 });

@@ -260,7 +260,8 @@ Deno.test("a misspelled member is named first, with the closest member's name, e
   );
   assertEquals(
     e.message,
-    'Unknown member "pQueuePriority" of "VkDeviceQueueCreateInfo" (did you mean "pQueuePriorities"?)',
+    'pQueueCreateInfos[0]: Unknown member "pQueuePriority" of "VkDeviceQueueCreateInfo" (did you mean ' +
+      '"pQueuePriorities"?)',
   );
   // Nothing close: no hint.
   const far = assertThrows(() => writeStruct(arena, "VkExtent2D", { depth: 1 } as never), TypeError);

@@ -23,6 +23,7 @@ import {
   getPointer,
   handles,
   i32,
+  inElement,
   mismatch,
   missing,
   pointee,
@@ -509,8 +510,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(16 * x.length, 4);
-          for (let i = 0; i < x.length; i++) {
-            writeVkRect2D(m, c + i * 16, element(x[i], S, "pSplitInstanceBindRegions", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkRect2D(m, c + i * 16, element(x[i], S, "pSplitInstanceBindRegions"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pSplitInstanceBindRegions", i);
           }
           putAddress(m, o + 40, m.base + c);
           t = x.length;
@@ -677,8 +683,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(24 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkSparseBufferMemoryBindInfo(m, c + i * 24, element(x[i], S, "pBufferBinds", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkSparseBufferMemoryBindInfo(m, c + i * 24, element(x[i], S, "pBufferBinds"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pBufferBinds", i);
           }
           putAddress(m, o + 40, m.base + c);
           t = x.length;
@@ -702,13 +713,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(24 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkSparseImageOpaqueMemoryBindInfo(
-              m,
-              c + i * 24,
-              element(x[i], S, "pImageOpaqueBinds", i),
-              0,
-            );
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkSparseImageOpaqueMemoryBindInfo(m, c + i * 24, element(x[i], S, "pImageOpaqueBinds"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pImageOpaqueBinds", i);
           }
           putAddress(m, o + 56, m.base + c);
           t = x.length;
@@ -732,8 +743,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(24 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkSparseImageMemoryBindInfo(m, c + i * 24, element(x[i], S, "pImageBinds", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkSparseImageMemoryBindInfo(m, c + i * 24, element(x[i], S, "pImageBinds"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pImageBinds", i);
           }
           putAddress(m, o + 72, m.base + c);
           t = x.length;
@@ -848,8 +864,11 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(96 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkImageBlit2(m, c + i * 96, element(x[i], S, "pRegions", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) writeVkImageBlit2(m, c + i * 96, element(x[i], S, "pRegions"), 0);
+          } catch (e) {
+            throw inElement(e, "pRegions", i);
           }
           putAddress(m, o + 48, m.base + c);
           t = x.length;
@@ -1469,8 +1488,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(56 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkCommandBufferInheritanceInfo(m, c + i * 56, element(x[i], S, "pInheritanceInfo", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkCommandBufferInheritanceInfo(m, c + i * 56, element(x[i], S, "pInheritanceInfo"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pInheritanceInfo", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -1811,8 +1835,11 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(40 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkBufferCopy2(m, c + i * 40, element(x[i], S, "pRegions", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) writeVkBufferCopy2(m, c + i * 40, element(x[i], S, "pRegions"), 0);
+          } catch (e) {
+            throw inElement(e, "pRegions", i);
           }
           putAddress(m, o + 40, m.base + c);
           t = x.length;
@@ -1875,8 +1902,11 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(72 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkBufferImageCopy2(m, c + i * 72, element(x[i], S, "pRegions", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) writeVkBufferImageCopy2(m, c + i * 72, element(x[i], S, "pRegions"), 0);
+          } catch (e) {
+            throw inElement(e, "pRegions", i);
           }
           putAddress(m, o + 40, m.base + c);
           t = x.length;
@@ -1980,8 +2010,11 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(88 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkImageCopy2(m, c + i * 88, element(x[i], S, "pRegions", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) writeVkImageCopy2(m, c + i * 88, element(x[i], S, "pRegions"), 0);
+          } catch (e) {
+            throw inElement(e, "pRegions", i);
           }
           putAddress(m, o + 48, m.base + c);
           t = x.length;
@@ -2046,8 +2079,11 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(72 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkBufferImageCopy2(m, c + i * 72, element(x[i], S, "pRegions", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) writeVkBufferImageCopy2(m, c + i * 72, element(x[i], S, "pRegions"), 0);
+          } catch (e) {
+            throw inElement(e, "pRegions", i);
           }
           putAddress(m, o + 48, m.base + c);
           t = x.length;
@@ -2113,8 +2149,11 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(88 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkImageCopy2(m, c + i * 88, element(x[i], S, "pRegions", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) writeVkImageCopy2(m, c + i * 88, element(x[i], S, "pRegions"), 0);
+          } catch (e) {
+            throw inElement(e, "pRegions", i);
           }
           putAddress(m, o + 56, m.base + c);
           t = x.length;
@@ -2179,8 +2218,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(72 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkImageToMemoryCopy(m, c + i * 72, element(x[i], S, "pRegions", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkImageToMemoryCopy(m, c + i * 72, element(x[i], S, "pRegions"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pRegions", i);
           }
           putAddress(m, o + 40, m.base + c);
           t = x.length;
@@ -2243,8 +2287,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(72 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkMemoryToImageCopy(m, c + i * 72, element(x[i], S, "pRegions", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkMemoryToImageCopy(m, c + i * 72, element(x[i], S, "pRegions"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pRegions", i);
           }
           putAddress(m, o + 40, m.base + c);
           t = x.length;
@@ -2306,8 +2355,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(48 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkMemoryBarrier2(m, c + i * 48, element(x[i], S, "pMemoryBarriers", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkMemoryBarrier2(m, c + i * 48, element(x[i], S, "pMemoryBarriers"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pMemoryBarriers", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -2331,8 +2385,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(80 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkBufferMemoryBarrier2(m, c + i * 80, element(x[i], S, "pBufferMemoryBarriers", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkBufferMemoryBarrier2(m, c + i * 80, element(x[i], S, "pBufferMemoryBarriers"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pBufferMemoryBarriers", i);
           }
           putAddress(m, o + 40, m.base + c);
           t = x.length;
@@ -2356,8 +2415,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(96 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkImageMemoryBarrier2(m, c + i * 96, element(x[i], S, "pImageMemoryBarriers", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkImageMemoryBarrier2(m, c + i * 96, element(x[i], S, "pImageMemoryBarriers"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pImageMemoryBarriers", i);
           }
           putAddress(m, o + 56, m.base + c);
           t = x.length;
@@ -2483,8 +2547,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(8 * x.length, 4);
-          for (let i = 0; i < x.length; i++) {
-            writeVkDescriptorPoolSize(m, c + i * 8, element(x[i], S, "pPoolSizes", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkDescriptorPoolSize(m, c + i * 8, element(x[i], S, "pPoolSizes"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pPoolSizes", i);
           }
           putAddress(m, o + 32, m.base + c);
           t = x.length;
@@ -2718,8 +2787,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(24 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkDescriptorSetLayoutBinding(m, c + i * 24, element(x[i], S, "pBindings", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkDescriptorSetLayoutBinding(m, c + i * 24, element(x[i], S, "pBindings"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pBindings", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -2875,13 +2949,18 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(32 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkDescriptorUpdateTemplateEntry(
-              m,
-              c + i * 32,
-              element(x[i], S, "pDescriptorUpdateEntries", i),
-              0,
-            );
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkDescriptorUpdateTemplateEntry(
+                m,
+                c + i * 32,
+                element(x[i], S, "pDescriptorUpdateEntries"),
+                0,
+              );
+            }
+          } catch (e) {
+            throw inElement(e, "pDescriptorUpdateEntries", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -2976,8 +3055,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(56 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkBufferCreateInfo(m, c + i * 56, element(x[i], S, "pCreateInfo", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkBufferCreateInfo(m, c + i * 56, element(x[i], S, "pCreateInfo"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pCreateInfo", i);
           }
           putAddress(m, o + 16, m.base + c);
           t = x.length;
@@ -3024,8 +3108,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(40 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkDeviceQueueCreateInfo(m, c + i * 40, element(x[i], S, "pQueueCreateInfos", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkDeviceQueueCreateInfo(m, c + i * 40, element(x[i], S, "pQueueCreateInfos"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pQueueCreateInfos", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -3069,8 +3158,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(220 * x.length, 4);
-          for (let i = 0; i < x.length; i++) {
-            writeVkPhysicalDeviceFeatures(m, c + i * 220, element(x[i], S, "pEnabledFeatures", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkPhysicalDeviceFeatures(m, c + i * 220, element(x[i], S, "pEnabledFeatures"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pEnabledFeatures", i);
           }
           putAddress(m, o + 64, m.base + c);
           t = x.length;
@@ -3243,8 +3337,11 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(16 * x.length, 4);
-          for (let i = 0; i < x.length; i++) {
-            writeVkRect2D(m, c + i * 16, element(x[i], S, "pDeviceRenderAreas", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) writeVkRect2D(m, c + i * 16, element(x[i], S, "pDeviceRenderAreas"), 0);
+          } catch (e) {
+            throw inElement(e, "pDeviceRenderAreas", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -3394,8 +3491,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(88 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkImageCreateInfo(m, c + i * 88, element(x[i], S, "pCreateInfo", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkImageCreateInfo(m, c + i * 88, element(x[i], S, "pCreateInfo"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pCreateInfo", i);
           }
           putAddress(m, o + 16, m.base + c);
           t = x.length;
@@ -3440,8 +3542,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(88 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkImageCreateInfo(m, c + i * 88, element(x[i], S, "pCreateInfo", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkImageCreateInfo(m, c + i * 88, element(x[i], S, "pCreateInfo"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pCreateInfo", i);
           }
           putAddress(m, o + 16, m.base + c);
           t = x.length;
@@ -3460,8 +3567,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(32 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkImageSubresource2(m, c + i * 32, element(x[i], S, "pSubresource", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkImageSubresource2(m, c + i * 32, element(x[i], S, "pSubresource"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pSubresource", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -3532,13 +3644,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(40 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkPipelineCacheCreateInfo(
-              m,
-              c + i * 40,
-              element(x[i], S, "pPipelineCacheCreateInfos", i),
-              0,
-            );
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkPipelineCacheCreateInfo(m, c + i * 40, element(x[i], S, "pPipelineCacheCreateInfos"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pPipelineCacheCreateInfos", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -3564,8 +3676,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(32 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkPipelinePoolSize(m, c + i * 32, element(x[i], S, "pPipelinePoolSizes", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkPipelinePoolSize(m, c + i * 32, element(x[i], S, "pPipelinePoolSizes"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pPipelinePoolSizes", i);
           }
           putAddress(m, o + 40, m.base + c);
           t = x.length;
@@ -4309,8 +4426,11 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(24 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkFaultData(m, c + i * 24, element(x[i], S, "pFaults", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) writeVkFaultData(m, c + i * 24, element(x[i], S, "pFaults"), 0);
+          } catch (e) {
+            throw inElement(e, "pFaults", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -4551,13 +4671,18 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(48 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkFramebufferAttachmentImageInfo(
-              m,
-              c + i * 48,
-              element(x[i], S, "pAttachmentImageInfos", i),
-              0,
-            );
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkFramebufferAttachmentImageInfo(
+                m,
+                c + i * 48,
+                element(x[i], S, "pAttachmentImageInfos"),
+                0,
+              );
+            }
+          } catch (e) {
+            throw inElement(e, "pAttachmentImageInfos", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -4670,8 +4795,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(48 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkPipelineShaderStageCreateInfo(m, c + i * 48, element(x[i], S, "pStages", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkPipelineShaderStageCreateInfo(m, c + i * 48, element(x[i], S, "pStages"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pStages", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -4695,13 +4825,18 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(48 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkPipelineVertexInputStateCreateInfo(
-              m,
-              c + i * 48,
-              element(x[i], S, "pVertexInputState", i),
-              0,
-            );
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkPipelineVertexInputStateCreateInfo(
+                m,
+                c + i * 48,
+                element(x[i], S, "pVertexInputState"),
+                0,
+              );
+            }
+          } catch (e) {
+            throw inElement(e, "pVertexInputState", i);
           }
           putAddress(m, o + 32, m.base + c);
           t = x.length;
@@ -4720,13 +4855,18 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(32 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkPipelineInputAssemblyStateCreateInfo(
-              m,
-              c + i * 32,
-              element(x[i], S, "pInputAssemblyState", i),
-              0,
-            );
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkPipelineInputAssemblyStateCreateInfo(
+                m,
+                c + i * 32,
+                element(x[i], S, "pInputAssemblyState"),
+                0,
+              );
+            }
+          } catch (e) {
+            throw inElement(e, "pInputAssemblyState", i);
           }
           putAddress(m, o + 40, m.base + c);
           t = x.length;
@@ -4745,13 +4885,18 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(24 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkPipelineTessellationStateCreateInfo(
-              m,
-              c + i * 24,
-              element(x[i], S, "pTessellationState", i),
-              0,
-            );
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkPipelineTessellationStateCreateInfo(
+                m,
+                c + i * 24,
+                element(x[i], S, "pTessellationState"),
+                0,
+              );
+            }
+          } catch (e) {
+            throw inElement(e, "pTessellationState", i);
           }
           putAddress(m, o + 48, m.base + c);
           t = x.length;
@@ -4770,8 +4915,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(48 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkPipelineViewportStateCreateInfo(m, c + i * 48, element(x[i], S, "pViewportState", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkPipelineViewportStateCreateInfo(m, c + i * 48, element(x[i], S, "pViewportState"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pViewportState", i);
           }
           putAddress(m, o + 56, m.base + c);
           t = x.length;
@@ -4790,13 +4940,18 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(64 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkPipelineRasterizationStateCreateInfo(
-              m,
-              c + i * 64,
-              element(x[i], S, "pRasterizationState", i),
-              0,
-            );
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkPipelineRasterizationStateCreateInfo(
+                m,
+                c + i * 64,
+                element(x[i], S, "pRasterizationState"),
+                0,
+              );
+            }
+          } catch (e) {
+            throw inElement(e, "pRasterizationState", i);
           }
           putAddress(m, o + 64, m.base + c);
           t = x.length;
@@ -4815,13 +4970,18 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(48 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkPipelineMultisampleStateCreateInfo(
-              m,
-              c + i * 48,
-              element(x[i], S, "pMultisampleState", i),
-              0,
-            );
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkPipelineMultisampleStateCreateInfo(
+                m,
+                c + i * 48,
+                element(x[i], S, "pMultisampleState"),
+                0,
+              );
+            }
+          } catch (e) {
+            throw inElement(e, "pMultisampleState", i);
           }
           putAddress(m, o + 72, m.base + c);
           t = x.length;
@@ -4840,13 +5000,18 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(104 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkPipelineDepthStencilStateCreateInfo(
-              m,
-              c + i * 104,
-              element(x[i], S, "pDepthStencilState", i),
-              0,
-            );
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkPipelineDepthStencilStateCreateInfo(
+                m,
+                c + i * 104,
+                element(x[i], S, "pDepthStencilState"),
+                0,
+              );
+            }
+          } catch (e) {
+            throw inElement(e, "pDepthStencilState", i);
           }
           putAddress(m, o + 80, m.base + c);
           t = x.length;
@@ -4865,13 +5030,18 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(56 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkPipelineColorBlendStateCreateInfo(
-              m,
-              c + i * 56,
-              element(x[i], S, "pColorBlendState", i),
-              0,
-            );
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkPipelineColorBlendStateCreateInfo(
+                m,
+                c + i * 56,
+                element(x[i], S, "pColorBlendState"),
+                0,
+              );
+            }
+          } catch (e) {
+            throw inElement(e, "pColorBlendState", i);
           }
           putAddress(m, o + 88, m.base + c);
           t = x.length;
@@ -4890,8 +5060,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(32 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkPipelineDynamicStateCreateInfo(m, c + i * 32, element(x[i], S, "pDynamicState", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkPipelineDynamicStateCreateInfo(m, c + i * 32, element(x[i], S, "pDynamicState"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pDynamicState", i);
           }
           putAddress(m, o + 96, m.base + c);
           t = x.length;
@@ -5910,8 +6085,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(48 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkApplicationInfo(m, c + i * 48, element(x[i], S, "pApplicationInfo", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkApplicationInfo(m, c + i * 48, element(x[i], S, "pApplicationInfo"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pApplicationInfo", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -11289,8 +11469,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(32 * x.length, 4);
-          for (let i = 0; i < x.length; i++) {
-            writeVkPipelineColorBlendAttachmentState(m, c + i * 32, element(x[i], S, "pAttachments", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkPipelineColorBlendAttachmentState(m, c + i * 32, element(x[i], S, "pAttachments"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pAttachments", i);
           }
           putAddress(m, o + 32, m.base + c);
           t = x.length;
@@ -11398,13 +11583,18 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(16 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkPipelineCreationFeedback(
-              m,
-              c + i * 16,
-              element(x[i], S, "pPipelineCreationFeedback", i),
-              0,
-            );
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkPipelineCreationFeedback(
+                m,
+                c + i * 16,
+                element(x[i], S, "pPipelineCreationFeedback"),
+                0,
+              );
+            }
+          } catch (e) {
+            throw inElement(e, "pPipelineCreationFeedback", i);
           }
           putAddress(m, o + 16, m.base + c);
           t = x.length;
@@ -11423,13 +11613,18 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(16 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkPipelineCreationFeedback(
-              m,
-              c + i * 16,
-              element(x[i], S, "pPipelineStageCreationFeedbacks", i),
-              0,
-            );
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkPipelineCreationFeedback(
+                m,
+                c + i * 16,
+                element(x[i], S, "pPipelineStageCreationFeedbacks"),
+                0,
+              );
+            }
+          } catch (e) {
+            throw inElement(e, "pPipelineStageCreationFeedbacks", i);
           }
           putAddress(m, o + 32, m.base + c);
           t = x.length;
@@ -11630,8 +11825,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(12 * x.length, 4);
-          for (let i = 0; i < x.length; i++) {
-            writeVkPushConstantRange(m, c + i * 12, element(x[i], S, "pPushConstantRanges", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkPushConstantRange(m, c + i * 12, element(x[i], S, "pPushConstantRanges"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pPushConstantRanges", i);
           }
           putAddress(m, o + 40, m.base + c);
           t = x.length;
@@ -11976,8 +12176,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(32 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkSpecializationInfo(m, c + i * 32, element(x[i], S, "pSpecializationInfo", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkSpecializationInfo(m, c + i * 32, element(x[i], S, "pSpecializationInfo"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pSpecializationInfo", i);
           }
           putAddress(m, o + 40, m.base + c);
           t = x.length;
@@ -12102,13 +12307,18 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(8 * x.length, 4);
-          for (let i = 0; i < x.length; i++) {
-            writeVkVertexInputBindingDivisorDescription(
-              m,
-              c + i * 8,
-              element(x[i], S, "pVertexBindingDivisors", i),
-              0,
-            );
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkVertexInputBindingDivisorDescription(
+                m,
+                c + i * 8,
+                element(x[i], S, "pVertexBindingDivisors"),
+                0,
+              );
+            }
+          } catch (e) {
+            throw inElement(e, "pVertexBindingDivisors", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -12168,13 +12378,18 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(12 * x.length, 4);
-          for (let i = 0; i < x.length; i++) {
-            writeVkVertexInputBindingDescription(
-              m,
-              c + i * 12,
-              element(x[i], S, "pVertexBindingDescriptions", i),
-              0,
-            );
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkVertexInputBindingDescription(
+                m,
+                c + i * 12,
+                element(x[i], S, "pVertexBindingDescriptions"),
+                0,
+              );
+            }
+          } catch (e) {
+            throw inElement(e, "pVertexBindingDescriptions", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -12200,13 +12415,18 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(16 * x.length, 4);
-          for (let i = 0; i < x.length; i++) {
-            writeVkVertexInputAttributeDescription(
-              m,
-              c + i * 16,
-              element(x[i], S, "pVertexAttributeDescriptions", i),
-              0,
-            );
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkVertexInputAttributeDescription(
+                m,
+                c + i * 16,
+                element(x[i], S, "pVertexAttributeDescriptions"),
+                0,
+              );
+            }
+          } catch (e) {
+            throw inElement(e, "pVertexAttributeDescriptions", i);
           }
           putAddress(m, o + 40, m.base + c);
           t = x.length;
@@ -12281,8 +12501,11 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(24 * x.length, 4);
-          for (let i = 0; i < x.length; i++) {
-            writeVkViewport(m, c + i * 24, element(x[i], S, "pViewports", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) writeVkViewport(m, c + i * 24, element(x[i], S, "pViewports"), 0);
+          } catch (e) {
+            throw inElement(e, "pViewports", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -12306,8 +12529,11 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(16 * x.length, 4);
-          for (let i = 0; i < x.length; i++) {
-            writeVkRect2D(m, c + i * 16, element(x[i], S, "pScissors", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) writeVkRect2D(m, c + i * 16, element(x[i], S, "pScissors"), 0);
+          } catch (e) {
+            throw inElement(e, "pScissors", i);
           }
           putAddress(m, o + 40, m.base + c);
           t = x.length;
@@ -12494,8 +12720,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(64 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkWriteDescriptorSet(m, c + i * 64, element(x[i], S, "pDescriptorWrites", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkWriteDescriptorSet(m, c + i * 64, element(x[i], S, "pDescriptorWrites"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pDescriptorWrites", i);
           }
           putAddress(m, o + 40, m.base + c);
           t = x.length;
@@ -12786,8 +13017,11 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(16 * x.length, 4);
-          for (let i = 0; i < x.length; i++) {
-            writeVkClearValue(m, c + i * 16, element(x[i], S, "pClearValues", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) writeVkClearValue(m, c + i * 16, element(x[i], S, "pClearValues"), 0);
+          } catch (e) {
+            throw inElement(e, "pClearValues", i);
           }
           putAddress(m, o + 56, m.base + c);
           t = x.length;
@@ -12849,8 +13083,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(36 * x.length, 4);
-          for (let i = 0; i < x.length; i++) {
-            writeVkAttachmentDescription(m, c + i * 36, element(x[i], S, "pAttachments", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkAttachmentDescription(m, c + i * 36, element(x[i], S, "pAttachments"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pAttachments", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -12874,8 +13113,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(72 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkSubpassDescription(m, c + i * 72, element(x[i], S, "pSubpasses", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkSubpassDescription(m, c + i * 72, element(x[i], S, "pSubpasses"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pSubpasses", i);
           }
           putAddress(m, o + 40, m.base + c);
           t = x.length;
@@ -12899,8 +13143,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(28 * x.length, 4);
-          for (let i = 0; i < x.length; i++) {
-            writeVkSubpassDependency(m, c + i * 28, element(x[i], S, "pDependencies", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkSubpassDependency(m, c + i * 28, element(x[i], S, "pDependencies"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pDependencies", i);
           }
           putAddress(m, o + 56, m.base + c);
           t = x.length;
@@ -12979,8 +13228,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(56 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkAttachmentDescription2(m, c + i * 56, element(x[i], S, "pAttachments", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkAttachmentDescription2(m, c + i * 56, element(x[i], S, "pAttachments"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pAttachments", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -13004,8 +13258,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(88 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkSubpassDescription2(m, c + i * 88, element(x[i], S, "pSubpasses", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkSubpassDescription2(m, c + i * 88, element(x[i], S, "pSubpasses"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pSubpasses", i);
           }
           putAddress(m, o + 40, m.base + c);
           t = x.length;
@@ -13029,8 +13288,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(48 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkSubpassDependency2(m, c + i * 48, element(x[i], S, "pDependencies", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkSubpassDependency2(m, c + i * 48, element(x[i], S, "pDependencies"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pDependencies", i);
           }
           putAddress(m, o + 56, m.base + c);
           t = x.length;
@@ -13126,8 +13390,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(12 * x.length, 4);
-          for (let i = 0; i < x.length; i++) {
-            writeVkInputAttachmentAspectReference(m, c + i * 12, element(x[i], S, "pAspectReferences", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkInputAttachmentAspectReference(m, c + i * 12, element(x[i], S, "pAspectReferences"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pAspectReferences", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -13411,8 +13680,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(72 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkRenderingAttachmentInfo(m, c + i * 72, element(x[i], S, "pColorAttachments", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkRenderingAttachmentInfo(m, c + i * 72, element(x[i], S, "pColorAttachments"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pColorAttachments", i);
           }
           putAddress(m, o + 48, m.base + c);
           t = x.length;
@@ -13436,8 +13710,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(72 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkRenderingAttachmentInfo(m, c + i * 72, element(x[i], S, "pDepthAttachment", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkRenderingAttachmentInfo(m, c + i * 72, element(x[i], S, "pDepthAttachment"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pDepthAttachment", i);
           }
           putAddress(m, o + 56, m.base + c);
           t = x.length;
@@ -13456,8 +13735,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(72 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkRenderingAttachmentInfo(m, c + i * 72, element(x[i], S, "pStencilAttachment", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkRenderingAttachmentInfo(m, c + i * 72, element(x[i], S, "pStencilAttachment"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pStencilAttachment", i);
           }
           putAddress(m, o + 64, m.base + c);
           t = x.length;
@@ -13577,8 +13861,11 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(88 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkImageResolve2(m, c + i * 88, element(x[i], S, "pRegions", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) writeVkImageResolve2(m, c + i * 88, element(x[i], S, "pRegions"), 0);
+          } catch (e) {
+            throw inElement(e, "pRegions", i);
           }
           putAddress(m, o + 48, m.base + c);
           t = x.length;
@@ -14025,8 +14312,11 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(40 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkSparseMemoryBind(m, c + i * 40, element(x[i], S, "pBinds", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) writeVkSparseMemoryBind(m, c + i * 40, element(x[i], S, "pBinds"), 0);
+          } catch (e) {
+            throw inElement(e, "pBinds", i);
           }
           putAddress(m, o + 16, m.base + c);
           t = x.length;
@@ -14170,8 +14460,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(64 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkSparseImageMemoryBind(m, c + i * 64, element(x[i], S, "pBinds", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkSparseImageMemoryBind(m, c + i * 64, element(x[i], S, "pBinds"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pBinds", i);
           }
           putAddress(m, o + 16, m.base + c);
           t = x.length;
@@ -14280,8 +14575,11 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(40 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkSparseMemoryBind(m, c + i * 40, element(x[i], S, "pBinds", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) writeVkSparseMemoryBind(m, c + i * 40, element(x[i], S, "pBinds"), 0);
+          } catch (e) {
+            throw inElement(e, "pBinds", i);
           }
           putAddress(m, o + 16, m.base + c);
           t = x.length;
@@ -14356,8 +14654,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(16 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkSpecializationMapEntry(m, c + i * 16, element(x[i], S, "pMapEntries", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkSpecializationMapEntry(m, c + i * 16, element(x[i], S, "pMapEntries"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pMapEntries", i);
           }
           putAddress(m, o + 8, m.base + c);
           t = x.length;
@@ -14599,8 +14902,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(48 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkSemaphoreSubmitInfo(m, c + i * 48, element(x[i], S, "pWaitSemaphoreInfos", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkSemaphoreSubmitInfo(m, c + i * 48, element(x[i], S, "pWaitSemaphoreInfos"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pWaitSemaphoreInfos", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -14624,8 +14932,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(32 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkCommandBufferSubmitInfo(m, c + i * 32, element(x[i], S, "pCommandBufferInfos", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkCommandBufferSubmitInfo(m, c + i * 32, element(x[i], S, "pCommandBufferInfos"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pCommandBufferInfos", i);
           }
           putAddress(m, o + 40, m.base + c);
           t = x.length;
@@ -14649,8 +14962,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(48 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkSemaphoreSubmitInfo(m, c + i * 48, element(x[i], S, "pSignalSemaphoreInfos", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkSemaphoreSubmitInfo(m, c + i * 48, element(x[i], S, "pSignalSemaphoreInfos"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pSignalSemaphoreInfos", i);
           }
           putAddress(m, o + 56, m.base + c);
           t = x.length;
@@ -14823,8 +15141,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(8 * x.length, 4);
-          for (let i = 0; i < x.length; i++) {
-            writeVkAttachmentReference(m, c + i * 8, element(x[i], S, "pInputAttachments", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkAttachmentReference(m, c + i * 8, element(x[i], S, "pInputAttachments"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pInputAttachments", i);
           }
           putAddress(m, o + 16, m.base + c);
           t = x.length;
@@ -14848,8 +15171,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(8 * x.length, 4);
-          for (let i = 0; i < x.length; i++) {
-            writeVkAttachmentReference(m, c + i * 8, element(x[i], S, "pColorAttachments", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkAttachmentReference(m, c + i * 8, element(x[i], S, "pColorAttachments"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pColorAttachments", i);
           }
           putAddress(m, o + 32, m.base + c);
           t = x.length;
@@ -14873,8 +15201,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(8 * x.length, 4);
-          for (let i = 0; i < x.length; i++) {
-            writeVkAttachmentReference(m, c + i * 8, element(x[i], S, "pResolveAttachments", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkAttachmentReference(m, c + i * 8, element(x[i], S, "pResolveAttachments"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pResolveAttachments", i);
           }
           putAddress(m, o + 40, m.base + c);
           t = x.length;
@@ -14898,8 +15231,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(8 * x.length, 4);
-          for (let i = 0; i < x.length; i++) {
-            writeVkAttachmentReference(m, c + i * 8, element(x[i], S, "pDepthStencilAttachment", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkAttachmentReference(m, c + i * 8, element(x[i], S, "pDepthStencilAttachment"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pDepthStencilAttachment", i);
           }
           putAddress(m, o + 48, m.base + c);
           t = x.length;
@@ -14993,8 +15331,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(32 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkAttachmentReference2(m, c + i * 32, element(x[i], S, "pInputAttachments", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkAttachmentReference2(m, c + i * 32, element(x[i], S, "pInputAttachments"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pInputAttachments", i);
           }
           putAddress(m, o + 32, m.base + c);
           t = x.length;
@@ -15018,8 +15361,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(32 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkAttachmentReference2(m, c + i * 32, element(x[i], S, "pColorAttachments", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkAttachmentReference2(m, c + i * 32, element(x[i], S, "pColorAttachments"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pColorAttachments", i);
           }
           putAddress(m, o + 48, m.base + c);
           t = x.length;
@@ -15043,8 +15391,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(32 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkAttachmentReference2(m, c + i * 32, element(x[i], S, "pResolveAttachments", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkAttachmentReference2(m, c + i * 32, element(x[i], S, "pResolveAttachments"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pResolveAttachments", i);
           }
           putAddress(m, o + 56, m.base + c);
           t = x.length;
@@ -15068,8 +15421,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(32 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkAttachmentReference2(m, c + i * 32, element(x[i], S, "pDepthStencilAttachment", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkAttachmentReference2(m, c + i * 32, element(x[i], S, "pDepthStencilAttachment"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pDepthStencilAttachment", i);
           }
           putAddress(m, o + 64, m.base + c);
           t = x.length;
@@ -15162,13 +15520,18 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(32 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkAttachmentReference2(
-              m,
-              c + i * 32,
-              element(x[i], S, "pDepthStencilResolveAttachment", i),
-              0,
-            );
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkAttachmentReference2(
+                m,
+                c + i * 32,
+                element(x[i], S, "pDepthStencilResolveAttachment"),
+                0,
+              );
+            }
+          } catch (e) {
+            throw inElement(e, "pDepthStencilResolveAttachment", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -15473,8 +15836,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(24 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkDescriptorImageInfo(m, c + i * 24, element(x[i], S, "pImageInfo", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkDescriptorImageInfo(m, c + i * 24, element(x[i], S, "pImageInfo"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pImageInfo", i);
           }
           putAddress(m, o + 40, m.base + c);
           t = x.length;
@@ -15498,8 +15866,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(24 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkDescriptorBufferInfo(m, c + i * 24, element(x[i], S, "pBufferInfo", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkDescriptorBufferInfo(m, c + i * 24, element(x[i], S, "pBufferInfo"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pBufferInfo", i);
           }
           putAddress(m, o + 48, m.base + c);
           t = x.length;

@@ -23,6 +23,7 @@ import {
   getPointer,
   handles,
   i32,
+  inElement,
   mismatch,
   missing,
   pointee,
@@ -108,8 +109,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(12 * x.length, 4);
-          for (let i = 0; i < x.length; i++) {
-            writeVkMicromapUsageEXT(m, c + i * 12, element(x[i], S, "pUsageCounts", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkMicromapUsageEXT(m, c + i * 12, element(x[i], S, "pUsageCounts"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pUsageCounts", i);
           }
           putAddress(m, o + 48, m.base + c);
           t = x.length;
@@ -547,8 +553,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(48 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkBindHeapInfoEXT(m, c + i * 48, element(x[i], S, "pSamplerHeapBindInfo", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkBindHeapInfoEXT(m, c + i * 48, element(x[i], S, "pSamplerHeapBindInfo"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pSamplerHeapBindInfo", i);
           }
           putAddress(m, o + 16, m.base + c);
           t = x.length;
@@ -567,8 +578,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(48 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkBindHeapInfoEXT(m, c + i * 48, element(x[i], S, "pResourceHeapBindInfo", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkBindHeapInfoEXT(m, c + i * 48, element(x[i], S, "pResourceHeapBindInfo"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pResourceHeapBindInfo", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -1052,8 +1068,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(40 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkDebugUtilsLabelEXT(m, c + i * 40, element(x[i], S, "pQueueLabels", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkDebugUtilsLabelEXT(m, c + i * 40, element(x[i], S, "pQueueLabels"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pQueueLabels", i);
           }
           putAddress(m, o + 56, m.base + c);
           t = x.length;
@@ -1077,8 +1098,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(40 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkDebugUtilsLabelEXT(m, c + i * 40, element(x[i], S, "pCmdBufLabels", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkDebugUtilsLabelEXT(m, c + i * 40, element(x[i], S, "pCmdBufLabels"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pCmdBufLabels", i);
           }
           putAddress(m, o + 72, m.base + c);
           t = x.length;
@@ -1102,8 +1128,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(40 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkDebugUtilsObjectNameInfoEXT(m, c + i * 40, element(x[i], S, "pObjects", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkDebugUtilsObjectNameInfoEXT(m, c + i * 40, element(x[i], S, "pObjects"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pObjects", i);
           }
           putAddress(m, o + 88, m.base + c);
           t = x.length;
@@ -1299,8 +1330,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(32 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkDecompressMemoryRegionEXT(m, c + i * 32, element(x[i], S, "pRegions", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkDecompressMemoryRegionEXT(m, c + i * 32, element(x[i], S, "pRegions"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pRegions", i);
           }
           putAddress(m, o + 32, m.base + c);
           t = x.length;
@@ -1538,14 +1574,19 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(24 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeNamed(
-              "VkDescriptorImageInfo",
-              m,
-              c + i * 24,
-              element(x[i], S, "pCombinedImageSampler", i),
-              0,
-            );
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeNamed(
+                "VkDescriptorImageInfo",
+                m,
+                c + i * 24,
+                element(x[i], S, "pCombinedImageSampler"),
+                0,
+              );
+            }
+          } catch (e) {
+            throw inElement(e, "pCombinedImageSampler", i);
           }
           putAddress(m, o, m.base + c);
           t = x.length;
@@ -1564,14 +1605,19 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(24 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeNamed(
-              "VkDescriptorImageInfo",
-              m,
-              c + i * 24,
-              element(x[i], S, "pInputAttachmentImage", i),
-              0,
-            );
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeNamed(
+                "VkDescriptorImageInfo",
+                m,
+                c + i * 24,
+                element(x[i], S, "pInputAttachmentImage"),
+                0,
+              );
+            }
+          } catch (e) {
+            throw inElement(e, "pInputAttachmentImage", i);
           }
           putAddress(m, o, m.base + c);
           t = x.length;
@@ -1590,8 +1636,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(24 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeNamed("VkDescriptorImageInfo", m, c + i * 24, element(x[i], S, "pSampledImage", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeNamed("VkDescriptorImageInfo", m, c + i * 24, element(x[i], S, "pSampledImage"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pSampledImage", i);
           }
           putAddress(m, o, m.base + c);
           t = x.length;
@@ -1610,8 +1661,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(24 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeNamed("VkDescriptorImageInfo", m, c + i * 24, element(x[i], S, "pStorageImage", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeNamed("VkDescriptorImageInfo", m, c + i * 24, element(x[i], S, "pStorageImage"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pStorageImage", i);
           }
           putAddress(m, o, m.base + c);
           t = x.length;
@@ -1630,8 +1686,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(40 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkDescriptorAddressInfoEXT(m, c + i * 40, element(x[i], S, "pUniformTexelBuffer", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkDescriptorAddressInfoEXT(m, c + i * 40, element(x[i], S, "pUniformTexelBuffer"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pUniformTexelBuffer", i);
           }
           putAddress(m, o, m.base + c);
           t = x.length;
@@ -1650,8 +1711,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(40 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkDescriptorAddressInfoEXT(m, c + i * 40, element(x[i], S, "pStorageTexelBuffer", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkDescriptorAddressInfoEXT(m, c + i * 40, element(x[i], S, "pStorageTexelBuffer"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pStorageTexelBuffer", i);
           }
           putAddress(m, o, m.base + c);
           t = x.length;
@@ -1670,8 +1736,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(40 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkDescriptorAddressInfoEXT(m, c + i * 40, element(x[i], S, "pUniformBuffer", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkDescriptorAddressInfoEXT(m, c + i * 40, element(x[i], S, "pUniformBuffer"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pUniformBuffer", i);
           }
           putAddress(m, o, m.base + c);
           t = x.length;
@@ -1690,8 +1761,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(40 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkDescriptorAddressInfoEXT(m, c + i * 40, element(x[i], S, "pStorageBuffer", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkDescriptorAddressInfoEXT(m, c + i * 40, element(x[i], S, "pStorageBuffer"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pStorageBuffer", i);
           }
           putAddress(m, o, m.base + c);
           t = x.length;
@@ -1769,8 +1845,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(80 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeNamed("VkSamplerCreateInfo", m, c + i * 80, element(x[i], S, "pEmbeddedSampler", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeNamed("VkSamplerCreateInfo", m, c + i * 80, element(x[i], S, "pEmbeddedSampler"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pEmbeddedSampler", i);
           }
           putAddress(m, o + 8, m.base + c);
           t = x.length;
@@ -1918,8 +1999,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(80 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeNamed("VkSamplerCreateInfo", m, c + i * 80, element(x[i], S, "pEmbeddedSampler", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeNamed("VkSamplerCreateInfo", m, c + i * 80, element(x[i], S, "pEmbeddedSampler"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pEmbeddedSampler", i);
           }
           putAddress(m, o + 16, m.base + c);
           t = x.length;
@@ -1975,8 +2061,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(80 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeNamed("VkSamplerCreateInfo", m, c + i * 80, element(x[i], S, "pEmbeddedSampler", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeNamed("VkSamplerCreateInfo", m, c + i * 80, element(x[i], S, "pEmbeddedSampler"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pEmbeddedSampler", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -2034,8 +2125,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(80 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeNamed("VkSamplerCreateInfo", m, c + i * 80, element(x[i], S, "pEmbeddedSampler", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeNamed("VkSamplerCreateInfo", m, c + i * 80, element(x[i], S, "pEmbeddedSampler"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pEmbeddedSampler", i);
           }
           putAddress(m, o + 16, m.base + c);
           t = x.length;
@@ -2090,8 +2186,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(80 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeNamed("VkSamplerCreateInfo", m, c + i * 80, element(x[i], S, "pEmbeddedSampler", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeNamed("VkSamplerCreateInfo", m, c + i * 80, element(x[i], S, "pEmbeddedSampler"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pEmbeddedSampler", i);
           }
           putAddress(m, o + 16, m.base + c);
           t = x.length;
@@ -2310,8 +2411,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(24 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeNamed("VkDeviceFaultAddressInfoKHR", m, c + i * 24, element(x[i], S, "pAddressInfos", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeNamed("VkDeviceFaultAddressInfoKHR", m, c + i * 24, element(x[i], S, "pAddressInfos"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pAddressInfos", i);
           }
           putAddress(m, o + 272, m.base + c);
           t = x.length;
@@ -2330,8 +2436,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(272 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeNamed("VkDeviceFaultVendorInfoKHR", m, c + i * 272, element(x[i], S, "pVendorInfos", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeNamed("VkDeviceFaultVendorInfoKHR", m, c + i * 272, element(x[i], S, "pVendorInfos"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pVendorInfos", i);
           }
           putAddress(m, o + 280, m.base + c);
           t = x.length;
@@ -2596,13 +2707,18 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(24 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkDrmFormatModifierProperties2EXT(
-              m,
-              c + i * 24,
-              element(x[i], S, "pDrmFormatModifierProperties", i),
-              0,
-            );
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkDrmFormatModifierProperties2EXT(
+                m,
+                c + i * 24,
+                element(x[i], S, "pDrmFormatModifierProperties"),
+                0,
+              );
+            }
+          } catch (e) {
+            throw inElement(e, "pDrmFormatModifierProperties", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -2660,13 +2776,18 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(16 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkDrmFormatModifierPropertiesEXT(
-              m,
-              c + i * 16,
-              element(x[i], S, "pDrmFormatModifierProperties", i),
-              0,
-            );
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkDrmFormatModifierPropertiesEXT(
+                m,
+                c + i * 16,
+                element(x[i], S, "pDrmFormatModifierProperties"),
+                0,
+              );
+            }
+          } catch (e) {
+            throw inElement(e, "pDrmFormatModifierProperties", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -3504,8 +3625,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(80 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeNamed("VkImageViewCreateInfo", m, c + i * 80, element(x[i], S, "pView", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeNamed("VkImageViewCreateInfo", m, c + i * 80, element(x[i], S, "pView"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pView", i);
           }
           putAddress(m, o + 16, m.base + c);
           t = x.length;
@@ -3552,8 +3678,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(40 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeNamed("VkSubresourceLayout", m, c + i * 40, element(x[i], S, "pPlaneLayouts", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeNamed("VkSubresourceLayout", m, c + i * 40, element(x[i], S, "pPlaneLayouts"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pPlaneLayouts", i);
           }
           putAddress(m, o + 32, m.base + c);
           t = x.length;
@@ -4007,8 +4138,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(40 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkIndirectCommandsLayoutTokenEXT(m, c + i * 40, element(x[i], S, "pTokens", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkIndirectCommandsLayoutTokenEXT(m, c + i * 40, element(x[i], S, "pTokens"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pTokens", i);
           }
           putAddress(m, o + 48, m.base + c);
           t = x.length;
@@ -4115,13 +4251,18 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(12 * x.length, 4);
-          for (let i = 0; i < x.length; i++) {
-            writeVkIndirectCommandsPushConstantTokenEXT(
-              m,
-              c + i * 12,
-              element(x[i], S, "pPushConstant", i),
-              0,
-            );
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkIndirectCommandsPushConstantTokenEXT(
+                m,
+                c + i * 12,
+                element(x[i], S, "pPushConstant"),
+                0,
+              );
+            }
+          } catch (e) {
+            throw inElement(e, "pPushConstant", i);
           }
           putAddress(m, o, m.base + c);
           t = x.length;
@@ -4140,13 +4281,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(4 * x.length, 4);
-          for (let i = 0; i < x.length; i++) {
-            writeVkIndirectCommandsVertexBufferTokenEXT(
-              m,
-              c + i * 4,
-              element(x[i], S, "pVertexBuffer", i),
-              0,
-            );
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkIndirectCommandsVertexBufferTokenEXT(m, c + i * 4, element(x[i], S, "pVertexBuffer"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pVertexBuffer", i);
           }
           putAddress(m, o, m.base + c);
           t = x.length;
@@ -4165,8 +4306,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(4 * x.length, 4);
-          for (let i = 0; i < x.length; i++) {
-            writeVkIndirectCommandsIndexBufferTokenEXT(m, c + i * 4, element(x[i], S, "pIndexBuffer", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkIndirectCommandsIndexBufferTokenEXT(m, c + i * 4, element(x[i], S, "pIndexBuffer"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pIndexBuffer", i);
           }
           putAddress(m, o, m.base + c);
           t = x.length;
@@ -4185,13 +4331,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(8 * x.length, 4);
-          for (let i = 0; i < x.length; i++) {
-            writeVkIndirectCommandsExecutionSetTokenEXT(
-              m,
-              c + i * 8,
-              element(x[i], S, "pExecutionSet", i),
-              0,
-            );
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkIndirectCommandsExecutionSetTokenEXT(m, c + i * 8, element(x[i], S, "pExecutionSet"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pExecutionSet", i);
           }
           putAddress(m, o, m.base + c);
           t = x.length;
@@ -4277,13 +4423,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(32 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkIndirectExecutionSetPipelineInfoEXT(
-              m,
-              c + i * 32,
-              element(x[i], S, "pPipelineInfo", i),
-              0,
-            );
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkIndirectExecutionSetPipelineInfoEXT(m, c + i * 32, element(x[i], S, "pPipelineInfo"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pPipelineInfo", i);
           }
           putAddress(m, o, m.base + c);
           t = x.length;
@@ -4302,8 +4448,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(56 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkIndirectExecutionSetShaderInfoEXT(m, c + i * 56, element(x[i], S, "pShaderInfo", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkIndirectExecutionSetShaderInfoEXT(m, c + i * 56, element(x[i], S, "pShaderInfo"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pShaderInfo", i);
           }
           putAddress(m, o, m.base + c);
           t = x.length;
@@ -4385,13 +4536,18 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(32 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkIndirectExecutionSetShaderLayoutInfoEXT(
-              m,
-              c + i * 32,
-              element(x[i], S, "pSetLayoutInfos", i),
-              0,
-            );
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkIndirectExecutionSetShaderLayoutInfoEXT(
+                m,
+                c + i * 32,
+                element(x[i], S, "pSetLayoutInfos"),
+                0,
+              );
+            }
+          } catch (e) {
+            throw inElement(e, "pSetLayoutInfos", i);
           }
           putAddress(m, o + 32, m.base + c);
           t = x.length;
@@ -4416,8 +4572,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(12 * x.length, 4);
-          for (let i = 0; i < x.length; i++) {
-            writeNamed("VkPushConstantRange", m, c + i * 12, element(x[i], S, "pPushConstantRanges", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeNamed("VkPushConstantRange", m, c + i * 12, element(x[i], S, "pPushConstantRanges"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pPushConstantRanges", i);
           }
           putAddress(m, o + 48, m.base + c);
           t = x.length;
@@ -4575,8 +4736,11 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(32 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkLayerSettingEXT(m, c + i * 32, element(x[i], S, "pSettings", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) writeVkLayerSettingEXT(m, c + i * 32, element(x[i], S, "pSettings"), 0);
+          } catch (e) {
+            throw inElement(e, "pSettings", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -4798,8 +4962,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(12 * x.length, 4);
-          for (let i = 0; i < x.length; i++) {
-            writeVkMicromapUsageEXT(m, c + i * 12, element(x[i], S, "pUsageCounts", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkMicromapUsageEXT(m, c + i * 12, element(x[i], S, "pUsageCounts"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pUsageCounts", i);
           }
           putAddress(m, o + 48, m.base + c);
           t = x.length;
@@ -5102,13 +5271,18 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(16 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkMutableDescriptorTypeListEXT(
-              m,
-              c + i * 16,
-              element(x[i], S, "pMutableDescriptorTypeLists", i),
-              0,
-            );
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkMutableDescriptorTypeListEXT(
+                m,
+                c + i * 16,
+                element(x[i], S, "pMutableDescriptorTypeLists"),
+                0,
+              );
+            }
+          } catch (e) {
+            throw inElement(e, "pMutableDescriptorTypeLists", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -5205,8 +5379,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(16 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkHostAddressRangeConstEXT(m, c + i * 16, element(x[i], S, "pData", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkHostAddressRangeConstEXT(m, c + i * 16, element(x[i], S, "pData"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pData", i);
           }
           putAddress(m, o + 16, m.base + c);
           t = x.length;
@@ -5280,8 +5459,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(16 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkPresentStageTimeEXT(m, c + i * 16, element(x[i], S, "pPresentStages", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkPresentStageTimeEXT(m, c + i * 16, element(x[i], S, "pPresentStages"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pPresentStages", i);
           }
           putAddress(m, o + 40, m.base + c);
           t = x.length;
@@ -5377,8 +5561,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(72 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkPastPresentationTimingEXT(m, c + i * 72, element(x[i], S, "pPresentationTimings", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkPastPresentationTimingEXT(m, c + i * 72, element(x[i], S, "pPresentationTimings"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pPresentationTimings", i);
           }
           putAddress(m, o + 40, m.base + c);
           t = x.length;
@@ -9612,8 +9801,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(16 * x.length, 4);
-          for (let i = 0; i < x.length; i++) {
-            writeNamed("VkRect2D", m, c + i * 16, element(x[i], S, "pDiscardRectangles", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeNamed("VkRect2D", m, c + i * 16, element(x[i], S, "pDiscardRectangles"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pDiscardRectangles", i);
           }
           putAddress(m, o + 32, m.base + c);
           t = x.length;
@@ -9885,8 +10079,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(8 * x.length, 4);
-          for (let i = 0; i < x.length; i++) {
-            writeVkDepthClampRangeEXT(m, c + i * 8, element(x[i], S, "pDepthClampRange", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkDepthClampRangeEXT(m, c + i * 8, element(x[i], S, "pDepthClampRange"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pDepthClampRange", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -10045,8 +10244,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(48 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkPresentTimingInfoEXT(m, c + i * 48, element(x[i], S, "pTimingInfos", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkPresentTimingInfoEXT(m, c + i * 48, element(x[i], S, "pTimingInfos"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pTimingInfos", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -10157,13 +10361,18 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(4 * x.length, 4);
-          for (let i = 0; i < x.length; i++) {
-            writeVkRenderPassCreationFeedbackInfoEXT(
-              m,
-              c + i * 4,
-              element(x[i], S, "pRenderPassFeedback", i),
-              0,
-            );
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkRenderPassCreationFeedbackInfoEXT(
+                m,
+                c + i * 4,
+                element(x[i], S, "pRenderPassFeedback"),
+                0,
+              );
+            }
+          } catch (e) {
+            throw inElement(e, "pRenderPassFeedback", i);
           }
           putAddress(m, o + 16, m.base + c);
           t = x.length;
@@ -10253,8 +10462,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(8 * x.length, 4);
-          for (let i = 0; i < x.length; i++) {
-            writeNamed("VkOffset2D", m, c + i * 8, element(x[i], S, "pFragmentDensityOffsets", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeNamed("VkOffset2D", m, c + i * 8, element(x[i], S, "pFragmentDensityOffsets"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pFragmentDensityOffsets", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -10316,13 +10530,18 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(48 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkAttachmentSampleLocationsEXT(
-              m,
-              c + i * 48,
-              element(x[i], S, "pAttachmentInitialSampleLocations", i),
-              0,
-            );
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkAttachmentSampleLocationsEXT(
+                m,
+                c + i * 48,
+                element(x[i], S, "pAttachmentInitialSampleLocations"),
+                0,
+              );
+            }
+          } catch (e) {
+            throw inElement(e, "pAttachmentInitialSampleLocations", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -10355,13 +10574,18 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(48 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkSubpassSampleLocationsEXT(
-              m,
-              c + i * 48,
-              element(x[i], S, "pPostSubpassSampleLocations", i),
-              0,
-            );
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkSubpassSampleLocationsEXT(
+                m,
+                c + i * 48,
+                element(x[i], S, "pPostSubpassSampleLocations"),
+                0,
+              );
+            }
+          } catch (e) {
+            throw inElement(e, "pPostSubpassSampleLocations", i);
           }
           putAddress(m, o + 40, m.base + c);
           t = x.length;
@@ -10432,13 +10656,18 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(264 * x.length, 4);
-          for (let i = 0; i < x.length; i++) {
-            writeVkRenderPassSubpassFeedbackInfoEXT(
-              m,
-              c + i * 264,
-              element(x[i], S, "pSubpassFeedback", i),
-              0,
-            );
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkRenderPassSubpassFeedbackInfoEXT(
+                m,
+                c + i * 264,
+                element(x[i], S, "pSubpassFeedback"),
+                0,
+              );
+            }
+          } catch (e) {
+            throw inElement(e, "pSubpassFeedback", i);
           }
           putAddress(m, o + 16, m.base + c);
           t = x.length;
@@ -10527,8 +10756,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(32 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkImageDescriptorInfoEXT(m, c + i * 32, element(x[i], S, "pImage", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkImageDescriptorInfoEXT(m, c + i * 32, element(x[i], S, "pImage"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pImage", i);
           }
           putAddress(m, o, m.base + c);
           t = x.length;
@@ -10547,8 +10781,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(40 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkTexelBufferDescriptorInfoEXT(m, c + i * 40, element(x[i], S, "pTexelBuffer", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkTexelBufferDescriptorInfoEXT(m, c + i * 40, element(x[i], S, "pTexelBuffer"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pTexelBuffer", i);
           }
           putAddress(m, o, m.base + c);
           t = x.length;
@@ -10567,8 +10806,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(16 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeNamed("VkDeviceAddressRangeKHR", m, c + i * 16, element(x[i], S, "pAddressRange", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeNamed("VkDeviceAddressRangeKHR", m, c + i * 16, element(x[i], S, "pAddressRange"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pAddressRange", i);
           }
           putAddress(m, o, m.base + c);
           t = x.length;
@@ -10587,8 +10831,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(40 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeNamed("VkTensorViewCreateInfoARM", m, c + i * 40, element(x[i], S, "pTensorARM", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeNamed("VkTensorViewCreateInfoARM", m, c + i * 40, element(x[i], S, "pTensorARM"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pTensorARM", i);
           }
           putAddress(m, o, m.base + c);
           t = x.length;
@@ -10691,8 +10940,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(8 * x.length, 4);
-          for (let i = 0; i < x.length; i++) {
-            writeVkSampleLocationEXT(m, c + i * 8, element(x[i], S, "pSampleLocations", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkSampleLocationEXT(m, c + i * 8, element(x[i], S, "pSampleLocations"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pSampleLocations", i);
           }
           putAddress(m, o + 32, m.base + c);
           t = x.length;
@@ -10955,8 +11209,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(12 * x.length, 4);
-          for (let i = 0; i < x.length; i++) {
-            writeNamed("VkPushConstantRange", m, c + i * 12, element(x[i], S, "pPushConstantRanges", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeNamed("VkPushConstantRange", m, c + i * 12, element(x[i], S, "pPushConstantRanges"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pPushConstantRanges", i);
           }
           putAddress(m, o + 80, m.base + c);
           t = x.length;
@@ -10980,8 +11239,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(32 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeNamed("VkSpecializationInfo", m, c + i * 32, element(x[i], S, "pSpecializationInfo", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeNamed("VkSpecializationInfo", m, c + i * 32, element(x[i], S, "pSpecializationInfo"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pSpecializationInfo", i);
           }
           putAddress(m, o + 88, m.base + c);
           t = x.length;
@@ -11054,8 +11318,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(96 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkDescriptorSetAndBindingMappingEXT(m, c + i * 96, element(x[i], S, "pMappings", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkDescriptorSetAndBindingMappingEXT(m, c + i * 96, element(x[i], S, "pMappings"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pMappings", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;

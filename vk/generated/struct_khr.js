@@ -25,6 +25,7 @@ import {
   getPointer,
   handles,
   i32,
+  inElement,
   mismatch,
   missing,
   pointee,
@@ -108,8 +109,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(96 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkAccelerationStructureGeometryKHR(m, c + i * 96, element(x[i], S, "pGeometries", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkAccelerationStructureGeometryKHR(m, c + i * 96, element(x[i], S, "pGeometries"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pGeometries", i);
           }
           putAddress(m, o + 56, m.base + c);
           t = x.length;
@@ -466,8 +472,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(12 * x.length, 4);
-          for (let i = 0; i < x.length; i++) {
-            writeVkMicromapUsageKHR(m, c + i * 12, element(x[i], S, "pUsageCounts", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkMicromapUsageKHR(m, c + i * 12, element(x[i], S, "pUsageCounts"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pUsageCounts", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -1045,8 +1056,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(88 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkDeviceMemoryImageCopyKHR(m, c + i * 88, element(x[i], S, "pRegions", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkDeviceMemoryImageCopyKHR(m, c + i * 88, element(x[i], S, "pRegions"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pRegions", i);
           }
           putAddress(m, o + 32, m.base + c);
           t = x.length;
@@ -1103,8 +1119,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(64 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkDeviceMemoryCopyKHR(m, c + i * 64, element(x[i], S, "pRegions", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkDeviceMemoryCopyKHR(m, c + i * 64, element(x[i], S, "pRegions"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pRegions", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -1298,14 +1319,19 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(16 * x.length, 4);
-          for (let i = 0; i < x.length; i++) {
-            writeNamed(
-              "VkImageSubresourceLayers",
-              m,
-              c + i * 16,
-              element(x[i], S, "pImageSubresources", i),
-              0,
-            );
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeNamed(
+                "VkImageSubresourceLayers",
+                m,
+                c + i * 16,
+                element(x[i], S, "pImageSubresources"),
+                0,
+              );
+            }
+          } catch (e) {
+            throw inElement(e, "pImageSubresources", i);
           }
           putAddress(m, o + 64, m.base + c);
           t = x.length;
@@ -2640,14 +2666,19 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(32 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeNamed(
-              "VkAttachmentReference2",
-              m,
-              c + i * 32,
-              element(x[i], S, "pFragmentShadingRateAttachment", i),
-              0,
-            );
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeNamed(
+                "VkAttachmentReference2",
+                m,
+                c + i * 32,
+                element(x[i], S, "pFragmentShadingRateAttachment"),
+                0,
+              );
+            }
+          } catch (e) {
+            throw inElement(e, "pFragmentShadingRateAttachment", i);
           }
           putAddress(m, o + 16, m.base + c);
           t = x.length;
@@ -3161,8 +3192,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(80 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkMemoryRangeBarrierKHR(m, c + i * 80, element(x[i], S, "pMemoryRangeBarriers", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkMemoryRangeBarrierKHR(m, c + i * 80, element(x[i], S, "pMemoryRangeBarriers"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pMemoryRangeBarriers", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -4117,13 +4153,18 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(288 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkPhysicalDeviceLayeredApiPropertiesKHR(
-              m,
-              c + i * 288,
-              element(x[i], S, "pLayeredApis", i),
-              0,
-            );
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkPhysicalDeviceLayeredApiPropertiesKHR(
+                m,
+                c + i * 288,
+                element(x[i], S, "pLayeredApis"),
+                0,
+              );
+            }
+          } catch (e) {
+            throw inElement(e, "pLayeredApis", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -5588,8 +5629,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(32 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkVideoProfileInfoKHR(m, c + i * 32, element(x[i], S, "pVideoProfile", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkVideoProfileInfoKHR(m, c + i * 32, element(x[i], S, "pVideoProfile"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pVideoProfile", i);
           }
           putAddress(m, o + 16, m.base + c);
           t = x.length;
@@ -5775,8 +5821,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(24 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkPipelineBinaryKeysAndDataKHR(m, c + i * 24, element(x[i], S, "pKeysAndDataInfo", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkPipelineBinaryKeysAndDataKHR(m, c + i * 24, element(x[i], S, "pKeysAndDataInfo"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pKeysAndDataInfo", i);
           }
           putAddress(m, o + 16, m.base + c);
           t = x.length;
@@ -5796,8 +5847,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(16 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkPipelineCreateInfoKHR(m, c + i * 16, element(x[i], S, "pPipelineCreateInfo", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkPipelineCreateInfoKHR(m, c + i * 16, element(x[i], S, "pPipelineCreateInfo"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pPipelineCreateInfo", i);
           }
           putAddress(m, o + 32, m.base + c);
           t = x.length;
@@ -6014,8 +6070,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(56 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkPipelineBinaryKeyKHR(m, c + i * 56, element(x[i], S, "pPipelineBinaryKeys", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkPipelineBinaryKeyKHR(m, c + i * 56, element(x[i], S, "pPipelineBinaryKeys"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pPipelineBinaryKeys", i);
           }
           putAddress(m, o + 8, m.base + c);
           t = x.length;
@@ -6039,8 +6100,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(16 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkPipelineBinaryDataKHR(m, c + i * 16, element(x[i], S, "pPipelineBinaryData", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkPipelineBinaryDataKHR(m, c + i * 16, element(x[i], S, "pPipelineBinaryData"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pPipelineBinaryData", i);
           }
           putAddress(m, o + 16, m.base + c);
           t = x.length;
@@ -6568,8 +6634,11 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(20 * x.length, 4);
-          for (let i = 0; i < x.length; i++) {
-            writeVkRectLayerKHR(m, c + i * 20, element(x[i], S, "pRectangles", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) writeVkRectLayerKHR(m, c + i * 20, element(x[i], S, "pRectangles"), 0);
+          } catch (e) {
+            throw inElement(e, "pRectangles", i);
           }
           putAddress(m, o + 8, m.base + c);
           t = x.length;
@@ -6623,8 +6692,11 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(16 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkPresentRegionKHR(m, c + i * 16, element(x[i], S, "pRegions", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) writeVkPresentRegionKHR(m, c + i * 16, element(x[i], S, "pRegions"), 0);
+          } catch (e) {
+            throw inElement(e, "pRegions", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -6917,8 +6989,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(48 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeNamed("VkPipelineShaderStageCreateInfo", m, c + i * 48, element(x[i], S, "pStages", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeNamed("VkPipelineShaderStageCreateInfo", m, c + i * 48, element(x[i], S, "pStages"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pStages", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -6942,8 +7019,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(48 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkRayTracingShaderGroupCreateInfoKHR(m, c + i * 48, element(x[i], S, "pGroups", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkRayTracingShaderGroupCreateInfoKHR(m, c + i * 48, element(x[i], S, "pGroups"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pGroups", i);
           }
           putAddress(m, o + 40, m.base + c);
           t = x.length;
@@ -6970,8 +7052,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(32 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkPipelineLibraryCreateInfoKHR(m, c + i * 32, element(x[i], S, "pLibraryInfo", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkPipelineLibraryCreateInfoKHR(m, c + i * 32, element(x[i], S, "pLibraryInfo"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pLibraryInfo", i);
           }
           putAddress(m, o + 56, m.base + c);
           t = x.length;
@@ -6990,13 +7077,18 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(24 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkRayTracingPipelineInterfaceCreateInfoKHR(
-              m,
-              c + i * 24,
-              element(x[i], S, "pLibraryInterface", i),
-              0,
-            );
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkRayTracingPipelineInterfaceCreateInfoKHR(
+                m,
+                c + i * 24,
+                element(x[i], S, "pLibraryInterface"),
+                0,
+              );
+            }
+          } catch (e) {
+            throw inElement(e, "pLibraryInterface", i);
           }
           putAddress(m, o + 64, m.base + c);
           t = x.length;
@@ -7015,14 +7107,19 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(32 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeNamed(
-              "VkPipelineDynamicStateCreateInfo",
-              m,
-              c + i * 32,
-              element(x[i], S, "pDynamicState", i),
-              0,
-            );
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeNamed(
+                "VkPipelineDynamicStateCreateInfo",
+                m,
+                c + i * 32,
+                element(x[i], S, "pDynamicState"),
+                0,
+              );
+            }
+          } catch (e) {
+            throw inElement(e, "pDynamicState", i);
           }
           putAddress(m, o + 72, m.base + c);
           t = x.length;
@@ -7212,8 +7309,11 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(24 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkRefreshObjectKHR(m, c + i * 24, element(x[i], S, "pObjects", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) writeVkRefreshObjectKHR(m, c + i * 24, element(x[i], S, "pObjects"), 0);
+          } catch (e) {
+            throw inElement(e, "pObjects", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -8257,8 +8357,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(32 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkVideoReferenceSlotInfoKHR(m, c + i * 32, element(x[i], S, "pReferenceSlots", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkVideoReferenceSlotInfoKHR(m, c + i * 32, element(x[i], S, "pReferenceSlots"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pReferenceSlots", i);
           }
           putAddress(m, o + 48, m.base + c);
           t = x.length;
@@ -8864,13 +8969,18 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(48 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkVideoDecodeH264SessionParametersAddInfoKHR(
-              m,
-              c + i * 48,
-              element(x[i], S, "pParametersAddInfo", i),
-              0,
-            );
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkVideoDecodeH264SessionParametersAddInfoKHR(
+                m,
+                c + i * 48,
+                element(x[i], S, "pParametersAddInfo"),
+                0,
+              );
+            }
+          } catch (e) {
+            throw inElement(e, "pParametersAddInfo", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -9164,13 +9274,18 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(64 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkVideoDecodeH265SessionParametersAddInfoKHR(
-              m,
-              c + i * 64,
-              element(x[i], S, "pParametersAddInfo", i),
-              0,
-            );
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkVideoDecodeH265SessionParametersAddInfoKHR(
+                m,
+                c + i * 64,
+                element(x[i], S, "pParametersAddInfo"),
+                0,
+              );
+            }
+          } catch (e) {
+            throw inElement(e, "pParametersAddInfo", i);
           }
           putAddress(m, o + 32, m.base + c);
           t = x.length;
@@ -9227,8 +9342,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(32 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkVideoReferenceSlotInfoKHR(m, c + i * 32, element(x[i], S, "pSetupReferenceSlot", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkVideoReferenceSlotInfoKHR(m, c + i * 32, element(x[i], S, "pSetupReferenceSlot"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pSetupReferenceSlot", i);
           }
           putAddress(m, o + 96, m.base + c);
           t = x.length;
@@ -9247,8 +9367,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(32 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkVideoReferenceSlotInfoKHR(m, c + i * 32, element(x[i], S, "pReferenceSlots", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkVideoReferenceSlotInfoKHR(m, c + i * 32, element(x[i], S, "pReferenceSlots"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pReferenceSlots", i);
           }
           putAddress(m, o + 112, m.base + c);
           t = x.length;
@@ -10227,13 +10352,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(32 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkVideoEncodeH264NaluSliceInfoKHR(
-              m,
-              c + i * 32,
-              element(x[i], S, "pNaluSliceEntries", i),
-              0,
-            );
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkVideoEncodeH264NaluSliceInfoKHR(m, c + i * 32, element(x[i], S, "pNaluSliceEntries"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pNaluSliceEntries", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -10595,13 +10720,18 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(48 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkVideoEncodeH264SessionParametersAddInfoKHR(
-              m,
-              c + i * 48,
-              element(x[i], S, "pParametersAddInfo", i),
-              0,
-            );
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkVideoEncodeH264SessionParametersAddInfoKHR(
+                m,
+                c + i * 48,
+                element(x[i], S, "pParametersAddInfo"),
+                0,
+              );
+            }
+          } catch (e) {
+            throw inElement(e, "pParametersAddInfo", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -10884,13 +11014,18 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(32 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkVideoEncodeH265NaluSliceSegmentInfoKHR(
-              m,
-              c + i * 32,
-              element(x[i], S, "pNaluSliceSegmentEntries", i),
-              0,
-            );
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkVideoEncodeH265NaluSliceSegmentInfoKHR(
+                m,
+                c + i * 32,
+                element(x[i], S, "pNaluSliceSegmentEntries"),
+                0,
+              );
+            }
+          } catch (e) {
+            throw inElement(e, "pNaluSliceSegmentEntries", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -11266,13 +11401,18 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(64 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkVideoEncodeH265SessionParametersAddInfoKHR(
-              m,
-              c + i * 64,
-              element(x[i], S, "pParametersAddInfo", i),
-              0,
-            );
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkVideoEncodeH265SessionParametersAddInfoKHR(
+                m,
+                c + i * 64,
+                element(x[i], S, "pParametersAddInfo"),
+                0,
+              );
+            }
+          } catch (e) {
+            throw inElement(e, "pParametersAddInfo", i);
           }
           putAddress(m, o + 32, m.base + c);
           t = x.length;
@@ -11393,8 +11533,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(32 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkVideoReferenceSlotInfoKHR(m, c + i * 32, element(x[i], S, "pSetupReferenceSlot", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkVideoReferenceSlotInfoKHR(m, c + i * 32, element(x[i], S, "pSetupReferenceSlot"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pSetupReferenceSlot", i);
           }
           putAddress(m, o + 96, m.base + c);
           t = x.length;
@@ -11413,8 +11558,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(32 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkVideoReferenceSlotInfoKHR(m, c + i * 32, element(x[i], S, "pReferenceSlots", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkVideoReferenceSlotInfoKHR(m, c + i * 32, element(x[i], S, "pReferenceSlots"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pReferenceSlots", i);
           }
           putAddress(m, o + 112, m.base + c);
           t = x.length;
@@ -11700,8 +11850,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(40 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkVideoEncodeRateControlLayerInfoKHR(m, c + i * 40, element(x[i], S, "pLayers", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkVideoEncodeRateControlLayerInfoKHR(m, c + i * 40, element(x[i], S, "pLayers"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pLayers", i);
           }
           putAddress(m, o + 32, m.base + c);
           t = x.length;
@@ -12147,8 +12302,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(32 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkVideoProfileInfoKHR(m, c + i * 32, element(x[i], S, "pProfiles", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkVideoProfileInfoKHR(m, c + i * 32, element(x[i], S, "pProfiles"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pProfiles", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -12232,8 +12392,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(48 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkVideoPictureResourceInfoKHR(m, c + i * 48, element(x[i], S, "pPictureResource", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkVideoPictureResourceInfoKHR(m, c + i * 48, element(x[i], S, "pPictureResource"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pPictureResource", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -12279,8 +12444,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(32 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkVideoProfileInfoKHR(m, c + i * 32, element(x[i], S, "pVideoProfile", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkVideoProfileInfoKHR(m, c + i * 32, element(x[i], S, "pVideoProfile"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pVideoProfile", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -12310,8 +12480,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(260 * x.length, 4);
-          for (let i = 0; i < x.length; i++) {
-            writeNamed("VkExtensionProperties", m, c + i * 260, element(x[i], S, "pStdHeaderVersion", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeNamed("VkExtensionProperties", m, c + i * 260, element(x[i], S, "pStdHeaderVersion"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pStdHeaderVersion", i);
           }
           putAddress(m, o + 56, m.base + c);
           t = x.length;

@@ -24,6 +24,7 @@ import {
   getPointer,
   handles,
   i32,
+  inElement,
   mismatch,
   missing,
   pointee,
@@ -285,8 +286,11 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(168 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkGeometryNV(m, c + i * 168, element(x[i], S, "pGeometries", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) writeVkGeometryNV(m, c + i * 168, element(x[i], S, "pGeometries"), 0);
+          } catch (e) {
+            throw inElement(e, "pGeometries", i);
           }
           putAddress(m, o + 32, m.base + c);
           t = x.length;
@@ -599,8 +603,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(12 * x.length, 4);
-          for (let i = 0; i < x.length; i++) {
-            writeNamed("VkMicromapUsageEXT", m, c + i * 12, element(x[i], S, "pUsageCounts", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeNamed("VkMicromapUsageEXT", m, c + i * 12, element(x[i], S, "pUsageCounts"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pUsageCounts", i);
           }
           putAddress(m, o + 104, m.base + c);
           t = x.length;
@@ -878,8 +887,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(32 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkAntiLagPresentationInfoAMD(m, c + i * 32, element(x[i], S, "pPresentationInfo", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkAntiLagPresentationInfoAMD(m, c + i * 32, element(x[i], S, "pPresentationInfo"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pPresentationInfo", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -1987,13 +2001,18 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(24 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkClusterAccelerationStructureClustersBottomLevelInputNV(
-              m,
-              c + i * 24,
-              element(x[i], S, "pClustersBottomLevel", i),
-              0,
-            );
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkClusterAccelerationStructureClustersBottomLevelInputNV(
+                m,
+                c + i * 24,
+                element(x[i], S, "pClustersBottomLevel"),
+                0,
+              );
+            }
+          } catch (e) {
+            throw inElement(e, "pClustersBottomLevel", i);
           }
           putAddress(m, o, m.base + c);
           t = x.length;
@@ -2012,13 +2031,18 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(48 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkClusterAccelerationStructureTriangleClusterInputNV(
-              m,
-              c + i * 48,
-              element(x[i], S, "pTriangleClusters", i),
-              0,
-            );
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkClusterAccelerationStructureTriangleClusterInputNV(
+                m,
+                c + i * 48,
+                element(x[i], S, "pTriangleClusters"),
+                0,
+              );
+            }
+          } catch (e) {
+            throw inElement(e, "pTriangleClusters", i);
           }
           putAddress(m, o, m.base + c);
           t = x.length;
@@ -2037,13 +2061,18 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(32 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkClusterAccelerationStructureMoveObjectsInputNV(
-              m,
-              c + i * 32,
-              element(x[i], S, "pMoveObjects", i),
-              0,
-            );
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkClusterAccelerationStructureMoveObjectsInputNV(
+                m,
+                c + i * 32,
+                element(x[i], S, "pMoveObjects"),
+                0,
+              );
+            }
+          } catch (e) {
+            throw inElement(e, "pMoveObjects", i);
           }
           putAddress(m, o, m.base + c);
           t = x.length;
@@ -2149,8 +2178,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(12 * x.length, 4);
-          for (let i = 0; i < x.length; i++) {
-            writeVkCoarseSampleLocationNV(m, c + i * 12, element(x[i], S, "pSampleLocations", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkCoarseSampleLocationNV(m, c + i * 12, element(x[i], S, "pSampleLocations"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pSampleLocations", i);
           }
           putAddress(m, o + 16, m.base + c);
           t = x.length;
@@ -2238,8 +2272,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(24 * x.length, 4);
-          for (let i = 0; i < x.length; i++) {
-            writeNamed("VkViewport", m, c + i * 24, element(x[i], S, "pViewportDepths", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeNamed("VkViewport", m, c + i * 24, element(x[i], S, "pViewportDepths"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pViewportDepths", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -2547,8 +2586,11 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(48 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkTensorCopyARM(m, c + i * 48, element(x[i], S, "pRegions", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) writeVkTensorCopyARM(m, c + i * 48, element(x[i], S, "pRegions"), 0);
+          } catch (e) {
+            throw inElement(e, "pRegions", i);
           }
           putAddress(m, o + 40, m.base + c);
           t = x.length;
@@ -2985,13 +3027,18 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(136 * x.length, 4);
-          for (let i = 0; i < x.length; i++) {
-            writeVkPhysicalDeviceDataGraphOperationSupportARM(
-              m,
-              c + i * 136,
-              element(x[i], S, "pOperation", i),
-              0,
-            );
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkPhysicalDeviceDataGraphOperationSupportARM(
+                m,
+                c + i * 136,
+                element(x[i], S, "pOperation"),
+                0,
+              );
+            }
+          } catch (e) {
+            throw inElement(e, "pOperation", i);
           }
           putAddress(m, o + 16, m.base + c);
           t = x.length;
@@ -3125,8 +3172,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(32 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkDataGraphPipelineResourceInfoARM(m, c + i * 32, element(x[i], S, "pResourceInfos", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkDataGraphPipelineResourceInfoARM(m, c + i * 32, element(x[i], S, "pResourceInfos"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pResourceInfos", i);
           }
           putAddress(m, o + 40, m.base + c);
           t = x.length;
@@ -3616,8 +3668,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(32 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeNamed("VkSpecializationInfo", m, c + i * 32, element(x[i], S, "pSpecializationInfo", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeNamed("VkSpecializationInfo", m, c + i * 32, element(x[i], S, "pSpecializationInfo"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pSpecializationInfo", i);
           }
           putAddress(m, o + 32, m.base + c);
           t = x.length;
@@ -3636,8 +3693,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(32 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkDataGraphPipelineConstantARM(m, c + i * 32, element(x[i], S, "pConstants", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkDataGraphPipelineConstantARM(m, c + i * 32, element(x[i], S, "pConstants"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pConstants", i);
           }
           putAddress(m, o + 48, m.base + c);
           t = x.length;
@@ -3726,13 +3788,18 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(32 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkDataGraphPipelineSingleNodeConnectionARM(
-              m,
-              c + i * 32,
-              element(x[i], S, "pConnections", i),
-              0,
-            );
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkDataGraphPipelineSingleNodeConnectionARM(
+                m,
+                c + i * 32,
+                element(x[i], S, "pConnections"),
+                0,
+              );
+            }
+          } catch (e) {
+            throw inElement(e, "pConnections", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -3789,13 +3856,18 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(8 * x.length, 4);
-          for (let i = 0; i < x.length; i++) {
-            writeVkPhysicalDeviceDataGraphProcessingEngineARM(
-              m,
-              c + i * 8,
-              element(x[i], S, "pProcessingEngines", i),
-              0,
-            );
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkPhysicalDeviceDataGraphProcessingEngineARM(
+                m,
+                c + i * 8,
+                element(x[i], S, "pProcessingEngines"),
+                0,
+              );
+            }
+          } catch (e) {
+            throw inElement(e, "pProcessingEngines", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -4177,8 +4249,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(48 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkTensorCreateInfoARM(m, c + i * 48, element(x[i], S, "pCreateInfo", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkTensorCreateInfoARM(m, c + i * 48, element(x[i], S, "pCreateInfo"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pCreateInfo", i);
           }
           putAddress(m, o + 16, m.base + c);
           t = x.length;
@@ -4252,8 +4329,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(32 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkDirectDriverLoadingInfoLUNARG(m, c + i * 32, element(x[i], S, "pDrivers", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkDirectDriverLoadingInfoLUNARG(m, c + i * 32, element(x[i], S, "pDrivers"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pDrivers", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -4511,8 +4593,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(48 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeNamed("VkPipelineShaderStageCreateInfo", m, c + i * 48, element(x[i], S, "pStages", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeNamed("VkPipelineShaderStageCreateInfo", m, c + i * 48, element(x[i], S, "pStages"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pStages", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -4536,14 +4623,19 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(32 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeNamed(
-              "VkPipelineLibraryCreateInfoKHR",
-              m,
-              c + i * 32,
-              element(x[i], S, "pLibraryInfo", i),
-              0,
-            );
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeNamed(
+                "VkPipelineLibraryCreateInfoKHR",
+                m,
+                c + i * 32,
+                element(x[i], S, "pLibraryInfo"),
+                0,
+              );
+            }
+          } catch (e) {
+            throw inElement(e, "pLibraryInfo", i);
           }
           putAddress(m, o + 32, m.base + c);
           t = x.length;
@@ -5121,8 +5213,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(16 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkIndirectCommandsStreamNV(m, c + i * 16, element(x[i], S, "pStreams", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkIndirectCommandsStreamNV(m, c + i * 16, element(x[i], S, "pStreams"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pStreams", i);
           }
           putAddress(m, o + 48, m.base + c);
           t = x.length;
@@ -5370,8 +5467,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(128 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkLatencyTimingsFrameReportNV(m, c + i * 128, element(x[i], S, "pTimings", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkLatencyTimingsFrameReportNV(m, c + i * 128, element(x[i], S, "pTimings"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pTimings", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -5548,8 +5650,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(12 * x.length, 4);
-          for (let i = 0; i < x.length; i++) {
-            writeVkGpaPerfCounterAMD(m, c + i * 12, element(x[i], S, "pPerfCounters", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkGpaPerfCounterAMD(m, c + i * 12, element(x[i], S, "pPerfCounters"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pPerfCounters", i);
           }
           putAddress(m, o + 40, m.base + c);
           t = x.length;
@@ -5658,8 +5765,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(48 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkGraphicsShaderGroupCreateInfoNV(m, c + i * 48, element(x[i], S, "pGroups", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkGraphicsShaderGroupCreateInfoNV(m, c + i * 48, element(x[i], S, "pGroups"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pGroups", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -5735,8 +5847,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(48 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeNamed("VkPipelineShaderStageCreateInfo", m, c + i * 48, element(x[i], S, "pStages", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeNamed("VkPipelineShaderStageCreateInfo", m, c + i * 48, element(x[i], S, "pStages"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pStages", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -5760,14 +5877,19 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(48 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeNamed(
-              "VkPipelineVertexInputStateCreateInfo",
-              m,
-              c + i * 48,
-              element(x[i], S, "pVertexInputState", i),
-              0,
-            );
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeNamed(
+                "VkPipelineVertexInputStateCreateInfo",
+                m,
+                c + i * 48,
+                element(x[i], S, "pVertexInputState"),
+                0,
+              );
+            }
+          } catch (e) {
+            throw inElement(e, "pVertexInputState", i);
           }
           putAddress(m, o + 32, m.base + c);
           t = x.length;
@@ -5786,14 +5908,19 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(24 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeNamed(
-              "VkPipelineTessellationStateCreateInfo",
-              m,
-              c + i * 24,
-              element(x[i], S, "pTessellationState", i),
-              0,
-            );
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeNamed(
+                "VkPipelineTessellationStateCreateInfo",
+                m,
+                c + i * 24,
+                element(x[i], S, "pTessellationState"),
+                0,
+              );
+            }
+          } catch (e) {
+            throw inElement(e, "pTessellationState", i);
           }
           putAddress(m, o + 40, m.base + c);
           t = x.length;
@@ -5945,13 +6072,18 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(136 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkImageFormatConstraintsInfoFUCHSIA(
-              m,
-              c + i * 136,
-              element(x[i], S, "pFormatConstraints", i),
-              0,
-            );
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkImageFormatConstraintsInfoFUCHSIA(
+                m,
+                c + i * 136,
+                element(x[i], S, "pFormatConstraints"),
+                0,
+              );
+            }
+          } catch (e) {
+            throw inElement(e, "pFormatConstraints", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -6023,8 +6155,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(24 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkSysmemColorSpaceFUCHSIA(m, c + i * 24, element(x[i], S, "pColorSpaces", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkSysmemColorSpaceFUCHSIA(m, c + i * 24, element(x[i], S, "pColorSpaces"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pColorSpaces", i);
           }
           putAddress(m, o + 128, m.base + c);
           t = x.length;
@@ -6496,8 +6633,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(88 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkIndirectCommandsLayoutTokenNV(m, c + i * 88, element(x[i], S, "pTokens", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkIndirectCommandsLayoutTokenNV(m, c + i * 88, element(x[i], S, "pTokens"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pTokens", i);
           }
           putAddress(m, o + 32, m.base + c);
           t = x.length;
@@ -7228,8 +7370,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(16 * x.length, 4);
-          for (let i = 0; i < x.length; i++) {
-            writeNamed("VkRect2D", m, c + i * 16, element(x[i], S, "pPerViewRenderAreas", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeNamed("VkRect2D", m, c + i * 16, element(x[i], S, "pPerViewRenderAreas"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pPerViewRenderAreas", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -7471,8 +7618,11 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(16 * x.length, 4);
-          for (let i = 0; i < x.length; i++) {
-            writeNamed("VkRect2D", m, c + i * 16, element(x[i], S, "pRegions", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) writeNamed("VkRect2D", m, c + i * 16, element(x[i], S, "pRegions"), 0);
+          } catch (e) {
+            throw inElement(e, "pRegions", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -9767,8 +9917,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(56 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkTensorDescriptionARM(m, c + i * 56, element(x[i], S, "pDescription", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkTensorDescriptionARM(m, c + i * 56, element(x[i], S, "pDescription"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pDescription", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -10015,8 +10170,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(28 * x.length, 4);
-          for (let i = 0; i < x.length; i++) {
-            writeVkGpaPerfBlockPropertiesAMD(m, c + i * 28, element(x[i], S, "pPerfBlocks", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkGpaPerfBlockPropertiesAMD(m, c + i * 28, element(x[i], S, "pPerfBlocks"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pPerfBlocks", i);
           }
           putAddress(m, o + 40, m.base + c);
           t = x.length;
@@ -12874,8 +13034,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(24 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkCoarseSampleOrderCustomNV(m, c + i * 24, element(x[i], S, "pCustomSampleOrders", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkCoarseSampleOrderCustomNV(m, c + i * 24, element(x[i], S, "pCustomSampleOrders"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pCustomSampleOrders", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -12935,8 +13100,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(16 * x.length, 4);
-          for (let i = 0; i < x.length; i++) {
-            writeNamed("VkRect2D", m, c + i * 16, element(x[i], S, "pExclusiveScissors", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeNamed("VkRect2D", m, c + i * 16, element(x[i], S, "pExclusiveScissors"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pExclusiveScissors", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -12993,8 +13163,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(16 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkShadingRatePaletteNV(m, c + i * 16, element(x[i], S, "pShadingRatePalettes", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkShadingRatePaletteNV(m, c + i * 16, element(x[i], S, "pShadingRatePalettes"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pShadingRatePalettes", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -13052,8 +13227,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(16 * x.length, 4);
-          for (let i = 0; i < x.length; i++) {
-            writeVkViewportSwizzleNV(m, c + i * 16, element(x[i], S, "pViewportSwizzles", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkViewportSwizzleNV(m, c + i * 16, element(x[i], S, "pViewportSwizzles"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pViewportSwizzles", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -13111,8 +13291,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(8 * x.length, 4);
-          for (let i = 0; i < x.length; i++) {
-            writeVkViewportWScalingNV(m, c + i * 8, element(x[i], S, "pViewportWScalings", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkViewportWScalingNV(m, c + i * 8, element(x[i], S, "pViewportWScalings"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pViewportWScalings", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -13213,8 +13398,11 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(16 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkPresentTimeGOOGLE(m, c + i * 16, element(x[i], S, "pTimes", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) writeVkPresentTimeGOOGLE(m, c + i * 16, element(x[i], S, "pTimes"), 0);
+          } catch (e) {
+            throw inElement(e, "pTimes", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -13512,8 +13700,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(132 * x.length, 4);
-          for (let i = 0; i < x.length; i++) {
-            writeVkDataGraphTOSANameQualityARM(m, c + i * 132, element(x[i], S, "pProfiles", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkDataGraphTOSANameQualityARM(m, c + i * 132, element(x[i], S, "pProfiles"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pProfiles", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -13537,8 +13730,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(132 * x.length, 4);
-          for (let i = 0; i < x.length; i++) {
-            writeVkDataGraphTOSANameQualityARM(m, c + i * 132, element(x[i], S, "pExtensions", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkDataGraphTOSANameQualityARM(m, c + i * 132, element(x[i], S, "pExtensions"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pExtensions", i);
           }
           putAddress(m, o + 40, m.base + c);
           t = x.length;
@@ -13633,8 +13831,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(48 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeNamed("VkPipelineShaderStageCreateInfo", m, c + i * 48, element(x[i], S, "pStages", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeNamed("VkPipelineShaderStageCreateInfo", m, c + i * 48, element(x[i], S, "pStages"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pStages", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -13658,8 +13861,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(40 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkRayTracingShaderGroupCreateInfoNV(m, c + i * 40, element(x[i], S, "pGroups", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkRayTracingShaderGroupCreateInfoNV(m, c + i * 40, element(x[i], S, "pGroups"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pGroups", i);
           }
           putAddress(m, o + 40, m.base + c);
           t = x.length;
@@ -13845,8 +14053,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(32 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkRenderPassStripeInfoARM(m, c + i * 32, element(x[i], S, "pStripeInfos", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkRenderPassStripeInfoARM(m, c + i * 32, element(x[i], S, "pStripeInfos"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pStripeInfos", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -13931,14 +14144,19 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(48 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeNamed(
-              "VkSemaphoreSubmitInfo",
-              m,
-              c + i * 48,
-              element(x[i], S, "pStripeSemaphoreInfos", i),
-              0,
-            );
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeNamed(
+                "VkSemaphoreSubmitInfo",
+                m,
+                c + i * 48,
+                element(x[i], S, "pStripeSemaphoreInfos"),
+                0,
+              );
+            }
+          } catch (e) {
+            throw inElement(e, "pStripeSemaphoreInfos", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -15045,8 +15263,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(56 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkTensorDescriptionARM(m, c + i * 56, element(x[i], S, "pDescription", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkTensorDescriptionARM(m, c + i * 56, element(x[i], S, "pDescription"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pDescription", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
@@ -15111,8 +15334,13 @@ export function structs() {
           t = 1;
         } else if (x.length !== 0) {
           const c = m.alloc(64 * x.length, 8);
-          for (let i = 0; i < x.length; i++) {
-            writeVkTensorMemoryBarrierARM(m, c + i * 64, element(x[i], S, "pTensorMemoryBarriers", i), 0);
+          let i = 0;
+          try {
+            for (; i < x.length; i++) {
+              writeVkTensorMemoryBarrierARM(m, c + i * 64, element(x[i], S, "pTensorMemoryBarriers"), 0);
+            }
+          } catch (e) {
+            throw inElement(e, "pTensorMemoryBarriers", i);
           }
           putAddress(m, o + 24, m.base + c);
           t = x.length;
