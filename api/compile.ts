@@ -121,7 +121,11 @@ function addressOf(h: Deno.PointerObject): bigint {
 }
 const EMPTY = Object.freeze({});
 
-/** The chain structs (`names`, in order) linked from the pNext of the struct at `offset`, by name. */
+/**
+ * The chain structs (`names`, in order) linked from the pNext of the struct at `offset`, by name. Structs read
+ * back through VkApi have a null pNext: theirs pointed into memory the next call reuses, so one spread into a
+ * new chain starts it afresh (docs/behaviour.md V16).
+ */
 function readChain(m: Scratch, offset: number, names: readonly string[] | null): Record<string, unknown> {
   const read: Record<string, unknown> = {};
   let p = getPointer(m, offset + 8);
@@ -129,8 +133,10 @@ function readChain(m: Scratch, offset: number, names: readonly string[] | null):
     if (p === null) break;
     const [, reader, size] = entryOf(type);
     const link = Scratch.of(new Uint8Array(Deno.UnsafePointerView.getArrayBuffer(p, size)));
-    read[type] = reader(link, 0);
+    const value = reader(link, 0);
     p = getPointer(link, 8);
+    value.pNext = null;
+    read[type] = value;
   }
   return read;
 }
@@ -509,6 +515,7 @@ export const RUNTIME = {
     const out = entry[1](m, offset);
     if (chain === false) return out;
     out.chain = readChain(m, offset, chain as string[] | null) as never;
+    out.pNext = null;
     return out;
   },
   /**
@@ -535,6 +542,7 @@ export const RUNTIME = {
     for (let i = 0; i < n; i++) {
       const value = read(s, i * size);
       value.chain = readChain(s, i * size, chain as string[] | null) as never;
+      value.pNext = null;
       out[i] = value;
     }
     return out;

@@ -686,7 +686,10 @@ export function chainLinks(
     }
     const entry = entryOf(type);
     if (!entry) throw new TypeError(`Unknown struct "${type}": not in the generated layouts`);
-    if (i !== n - 1 && (link as { pNext?: unknown }).pNext !== undefined) {
+    // A link's own chain may go on only from the list's last link; null (a struct read back through VkApi)
+    // is none (docs/behaviour.md V16).
+    const next = (link as { pNext?: unknown }).pNext;
+    if (i !== n - 1 && next != null) {
       throw new TypeError(`Cannot link pNext of "${type}": it is given both in a list and as "pNext"`);
     }
     const c = m.alloc(entry[2], entry[3]);

@@ -51,8 +51,9 @@ function byHand(raw: VkCommandSource, gpu: VkPhysicalDevice) {
   return chains.slice(0, count[0]).map((c, i) => ({
     queueFamilyProperties:
       readStruct(FAMILY, Deno.UnsafePointer.offset(families, i * size)).queueFamilyProperties,
-    [PRIORITY]: readStruct(PRIORITY, c.priority),
-    [CHECKPOINT]: readStruct(CHECKPOINT, c.checkpoint),
+    // VkApi hands out no pNext of what it read back (docs/behaviour.md V16): its chain lay in VkApi's memory.
+    [PRIORITY]: { ...readStruct(PRIORITY, c.priority), pNext: null },
+    [CHECKPOINT]: { ...readStruct(CHECKPOINT, c.checkpoint), pNext: null },
   }));
 }
 
