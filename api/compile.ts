@@ -191,21 +191,24 @@ export const RUNTIME = {
   },
   /**
    * Handles a `VkApi` destroyed, or destroyed with their parent, with why (api/vk_api.ts fills it): a command
-   * given one as its dispatchable handle throws instead of reaching the driver.
+   * given one as a handle parameter or an array's element throws instead of reaching the driver.
    */
   ended: ENDED_HANDLES,
   /**
-   * Bumped when a handle the commands check is {@linkcode RUNTIME.end}ed (a dispatchable one, a descriptor set,
-   * a pool's command buffer): a command that saw such a handle pass at this epoch skips the lookup while it is
-   * unchanged (an ended handle never comes back).
+   * Bumped when a dispatchable handle, a descriptor set or a pool's command buffer is
+   * {@linkcode RUNTIME.end}ed: a parameter of those types that saw a handle pass at this epoch skips the
+   * lookup while it is unchanged (an ended handle never comes back), so ending a buffer costs them nothing.
    */
   epoch: 0,
+  /** Bumped when any handle is {@linkcode RUNTIME.end}ed: the epoch of the other handle parameters. */
+  endings: 0,
   /**
-   * Records that `h` ended, for `why`; `checked` (a handle the commands check: see
-   * {@linkcode RUNTIME.epoch}) starts a new epoch, which ending a buffer or an image need not.
+   * Records that `h` ended, for `why`; `checked` (a dispatchable handle, a descriptor set or a command
+   * buffer) starts a new {@linkcode RUNTIME.epoch}, which ending a buffer or an image need not.
    */
   end(h: object, why: string, checked: boolean): void {
     RUNTIME.ended.set(h, why);
+    RUNTIME.endings++;
     if (checked) RUNTIME.epoch++;
   },
   gone(h: unknown, command: string, param: string): never {
@@ -332,7 +335,8 @@ export const RUNTIME = {
   },
   /**
    * An input array of handles as a C array; null for an absent optional one. A null element is written as 0
-   * where vk.xml lets elements be `VK_NULL_HANDLE` (`nulls`), else refused (docs/behaviour.md V12).
+   * where vk.xml lets elements be `VK_NULL_HANDLE` (`nulls`), else refused (docs/behaviour.md V12); an element
+   * VkApi ended is refused (V11).
    */
   handles(
     m: CallMemory,
@@ -342,7 +346,6 @@ export const RUNTIME = {
     command: string,
     param: string,
     nulls = true,
-    children = false,
   ): Deno.PointerObject | null {
     if (!Array.isArray(v)) {
       if (v == null) return opt ? null : fail(`${at(command, param)} expected an array, got ${v}`);
@@ -369,8 +372,8 @@ export const RUNTIME = {
       if (!isPointerObject(h)) {
         return fail(`${at(command, param)} element ${i}: expected a ${element} handle`);
       }
-      // A pool's child VkApi ended with its pool (or freed) never reaches the driver.
-      if (children && RUNTIME.ended.has(h)) RUNTIME.gone(h, command, `${param}[${i}]`);
+      // A handle VkApi ended (destroyed, freed, or with its parent) never reaches the driver.
+      if (RUNTIME.ended.has(h)) RUNTIME.gone(h, command, `${param}[${i}]`);
       words[first + i] = addressOf(h);
     }
     return buf ? m.pointer(buf) : m.at(off);

@@ -58,8 +58,8 @@ function adopt(parent: unknown, child: Deno.PointerObject): void {
 }
 
 /**
- * The destroy and free commands that end a handle the commands check (a dispatchable one, or a descriptor
- * set): they start a new epoch (api/compile.ts `RUNTIME.epoch`).
+ * The destroy and free commands that end a dispatchable handle, a command buffer or a descriptor set: they
+ * start a new `RUNTIME.epoch` (api/compile.ts), which the checks of parameters of those types read.
  */
 const ENDS_CHECKED: ReadonlySet<string> = new Set([
   "vkDestroyInstance",

@@ -10,6 +10,7 @@ import type { Layouts } from "./_gen_layout.ts";
 import {
   byName,
   declarationsHeader,
+  destroyedAt,
   doc,
   header,
   isCString,
@@ -202,22 +203,14 @@ ${defRows.join("\n")}
   const argNamed = noting(createImports);
   const destroyRows: string[] = [];
   const destroyerOf = new Map<string, { name: string; parent: boolean; allocator: boolean }>();
+  const isHandle = (type: string) => layouts.resolve(type)?.category === "handle";
   for (const name of reg.order) {
-    if (!/^vk(Destroy|Free)/.test(name)) continue;
     const params = reg.commands.get(name)!.params;
-    const handleAt = params.findIndex((p, i) =>
-      p.pointer === 0 && i <= 1 && layouts.resolve(p.type)?.category === "handle" &&
-      (i === 1 || params.length <= 2 || params[1]!.name === "pAllocator")
-    );
+    const handleAt = destroyedAt(name, params, isHandle);
     if (handleAt < 0) continue;
-    const handle = params[handleAt]!;
-    // The destroyed handle is the last handle before pAllocator (vkDestroyBuffer(device, buffer, ...)).
-    const target = handleAt === 1 ? params[1]! : handle;
-    const type = layouts.resolve(target.type)!.name;
+    const type = layouts.resolve(params[handleAt]!.type)!.name;
     if (destroyerOf.has(type)) continue;
-    const rest = params.slice(handleAt === 1 ? 2 : 1);
-    if (rest.length > 1 || (rest.length === 1 && rest[0]!.name !== "pAllocator")) continue;
-    destroyerOf.set(type, { name, parent: handleAt === 1, allocator: rest.length === 1 });
+    destroyerOf.set(type, { name, parent: handleAt === 1, allocator: params.length > handleAt + 1 });
   }
   for (const name of reg.order) {
     const cmd = reg.commands.get(name)!;

@@ -7,7 +7,7 @@
  * @module
  */
 import type { Registry } from "./_gen_registry.ts";
-import { header } from "./_gen_api_common.ts";
+import { destroyedAt, header } from "./_gen_api_common.ts";
 
 /** A command's plan, as tools/_gen_idiomatic.ts makes it: [result kind, success codes, roles]. */
 export type Plan = readonly [number, readonly string[], readonly (readonly unknown[])[]];
@@ -15,10 +15,10 @@ export type Plan = readonly [number, readonly string[], readonly (readonly unkno
 const DISPATCHABLE = new Set(["VkInstance", "VkPhysicalDevice", "VkDevice", "VkQueue", "VkCommandBuffer"]);
 
 /**
- * The handles VkApi ends with their pool (api/vk_api.ts): checked wherever a command takes them, not only as
- * its first parameter, since a destroyed pool's set or command buffer reaching the driver may crash it.
+ * The handles whose end starts a new `rt.epoch` (api/compile.ts): dispatchable ones and a pool's sets and
+ * command buffers. A parameter of another handle type is checked against `rt.endings`, bumped by every end.
  */
-const POOL_CHILDREN = new Set(["VkDescriptorSet", "VkCommandBuffer"]);
+const EPOCH_TYPES = new Set([...DISPATCHABLE, "VkDescriptorSet"]);
 
 /**
  * The test that `x` is one struct literal (an object, not an array, not a pointer object: those have no
@@ -124,6 +124,24 @@ function commandCode(
   };
   let twoCall: { count: number; kind: string; off: number; arrays: number[]; chained?: number } | undefined;
   const writers = new Map<string, string>();
+  // The handle a destroy or free command ends: VkApi's own check refuses it ended already (api/vk_api.ts).
+  const ending = destroyedAt(name, params, isHandle);
+  /**
+   * The check that handle `x` (parameter `i`, or its array's one element, of handle type `type`) was not ended
+   * by VkApi, which throws naming `param`. The handle that passed last is kept with the epoch it passed at
+   * (`rt.epoch` or `rt.endings`, by type), so a loop passing one handle skips the lookup.
+   */
+  const seen = (i: number, x: string, type: string, param: string) => {
+    const epoch = EPOCH_TYPES.has(type) ? "rt.epoch" : "rt.endings";
+    lets.push(`let seen${i} = null, seenAt${i} = -1;`);
+    return [
+      `if (${x} !== seen${i} || ${epoch} !== seenAt${i}) {`,
+      `if (rt.ended.has(${x})) rt.gone(${x}, ${N}, ${param});`,
+      `seen${i} = ${x};`,
+      `seenAt${i} = ${epoch};`,
+      `}`,
+    ];
+  };
   /**
    * Parameter `i`, one struct literal `value` (when `test` holds) written by the struct's writer called here,
    * so each command's call site stays monomorphic; anything else (null, a pointer, several elements, a
@@ -169,8 +187,9 @@ function commandCode(
     switch (kind) {
       case "v": {
         const value = role[1] === undefined ? u! : `${u} ?? ${role[1]}`;
-        if (i > 0 && POOL_CHILDREN.has(p.type)) {
-          prep.push(`if (rt.ended.has(${u})) rt.gone(${u}, ${N}, ${P});`);
+        // The first, dispatchable, handle has its guard (below); the handle a destroy command ends has VkApi's.
+        if (isHandle(p.type) && i !== ending && (i !== 0 || !DISPATCHABLE.has(p.type))) {
+          prep.push(...seen(i, u!, p.type, P));
         }
         if (role[2] === undefined) prep.push(`const a${i} = ${value};`);
         else if (Object.hasOwn(MISFITS, String(role[2]))) {
@@ -230,28 +249,14 @@ function commandCode(
           prep.push(`let e${i};`, ...literal(i, String(role[2]), one, `e${i}`, generic, u!, P));
         } else if (element === "handle") {
           const one = `Array.isArray(${u}) && ${u}.length === 1 && ${pointerTest(`e${i}`, `${u}[0]`)}`;
-          // A pool's child ended with it throws here; the element that passed last is kept with the epoch it
-          // passed at, so a loop binding one set skips the lookup.
-          const child = POOL_CHILDREN.has(String(role[2]));
-          if (child) lets.push(`let seen${i} = null, seenAt${i} = -1;`);
           prep.push(
             `let a${i}, e${i};`,
             `if (${one} && m.top + 16 <= m.size) {`,
-            ...(child
-              ? [
-                `if (e${i} !== seen${i} || rt.epoch !== seenAt${i}) {`,
-                `if (rt.ended.has(e${i})) rt.gone(e${i}, ${N}, ${q(`${p.name}[0]`)});`,
-                `seen${i} = e${i};`,
-                `seenAt${i} = rt.epoch;`,
-                `}`,
-              ]
-              : []),
+            ...seen(i, `e${i}`, String(role[2]), q(`${p.name}[0]`)),
             `const c = m.alloc(8, 8);`,
             `m.u64[c >> 3] = rt.address(e${i});`,
             `a${i} = m.at(c);`,
-            `} else a${i} = rt.handles(m, ${q(role[2])}, ${u}, ${optional}, ${N}, ${P}, ${role[4] === 1}${
-              child ? ", true" : ""
-            });`,
+            `} else a${i} = rt.handles(m, ${q(role[2])}, ${u}, ${optional}, ${N}, ${P}, ${role[4] === 1});`,
           );
         } else if (element === "bytes") {
           prep.push(

@@ -17,6 +17,7 @@ export function commands() {
   /** `vkAcquireDrmDisplayEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function acquireDrmDisplayEXT(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen2 = null, seenAt2 = -1;
     return function acquireDrmDisplayEXT(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkAcquireDrmDisplayEXT", "physicalDevice");
@@ -28,6 +29,11 @@ export function commands() {
       if (typeof a1 !== "number" || (a1 | 0) !== a1) {
         a1 = rt.integer(a1, "i32", "vkAcquireDrmDisplayEXT", "drmFd");
       }
+      if (u2 !== seen2 || rt.endings !== seenAt2) {
+        if (rt.ended.has(u2)) rt.gone(u2, "vkAcquireDrmDisplayEXT", "display");
+        seen2 = u2;
+        seenAt2 = rt.endings;
+      }
       const a2 = u2;
       check(a0, a1, a2);
       const r = fn(a0, a1, a2);
@@ -38,6 +44,7 @@ export function commands() {
   /** `vkAcquireFullScreenExclusiveModeEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function acquireFullScreenExclusiveModeEXT(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function acquireFullScreenExclusiveModeEXT(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkAcquireFullScreenExclusiveModeEXT", "device");
@@ -45,6 +52,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
+      if (u1 !== seen1 || rt.endings !== seenAt1) {
+        if (rt.ended.has(u1)) rt.gone(u1, "vkAcquireFullScreenExclusiveModeEXT", "swapchain");
+        seen1 = u1;
+        seenAt1 = rt.endings;
+      }
       const a1 = u1;
       check(a0, a1);
       const r = fn(a0, a1);
@@ -120,6 +132,9 @@ export function commands() {
   /** `vkAcquireNextImageKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function acquireNextImageKHR(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
+    let seen3 = null, seenAt3 = -1;
+    let seen4 = null, seenAt4 = -1;
     return function acquireNextImageKHR(u0, u1, u2, u3, u4) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkAcquireNextImageKHR", "device");
@@ -129,9 +144,24 @@ export function commands() {
       const m = rt.enter(8);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkAcquireNextImageKHR", "swapchain");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, "vkAcquireNextImageKHR", "timeout");
+        if (u3 !== seen3 || rt.endings !== seenAt3) {
+          if (rt.ended.has(u3)) rt.gone(u3, "vkAcquireNextImageKHR", "semaphore");
+          seen3 = u3;
+          seenAt3 = rt.endings;
+        }
         const a3 = u3 ?? null;
+        if (u4 !== seen4 || rt.endings !== seenAt4) {
+          if (rt.ended.has(u4)) rt.gone(u4, "vkAcquireNextImageKHR", "fence");
+          seen4 = u4;
+          seenAt4 = rt.endings;
+        }
         const a4 = u4 ?? null;
         const a5 = m.at(0);
         check(a0, a1, a2, a3, a4, a5);
@@ -264,6 +294,7 @@ export function commands() {
   /** `vkAcquireWinrtDisplayNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function acquireWinrtDisplayNV(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function acquireWinrtDisplayNV(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkAcquireWinrtDisplayNV", "physicalDevice");
@@ -271,6 +302,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
+      if (u1 !== seen1 || rt.endings !== seenAt1) {
+        if (rt.ended.has(u1)) rt.gone(u1, "vkAcquireWinrtDisplayNV", "display");
+        seen1 = u1;
+        seenAt1 = rt.endings;
+      }
       const a1 = u1;
       check(a0, a1);
       const r = fn(a0, a1);
@@ -281,6 +317,7 @@ export function commands() {
   /** `vkAcquireXlibDisplayEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function acquireXlibDisplayEXT(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen2 = null, seenAt2 = -1;
     return function acquireXlibDisplayEXT(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkAcquireXlibDisplayEXT", "physicalDevice");
@@ -289,6 +326,11 @@ export function commands() {
       }
       const a0 = u0;
       const a1 = u1 ?? null;
+      if (u2 !== seen2 || rt.endings !== seenAt2) {
+        if (rt.ended.has(u2)) rt.gone(u2, "vkAcquireXlibDisplayEXT", "display");
+        seen2 = u2;
+        seenAt2 = rt.endings;
+      }
       const a2 = u2;
       check(a0, a1, a2);
       const r = fn(a0, a1, a2);
@@ -594,6 +636,8 @@ export function commands() {
   /** `vkBindBufferMemory`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function bindBufferMemory(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
+    let seen2 = null, seenAt2 = -1;
     return function bindBufferMemory(u0, u1, u2, u3) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkBindBufferMemory", "device");
@@ -601,7 +645,17 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
+      if (u1 !== seen1 || rt.endings !== seenAt1) {
+        if (rt.ended.has(u1)) rt.gone(u1, "vkBindBufferMemory", "buffer");
+        seen1 = u1;
+        seenAt1 = rt.endings;
+      }
       const a1 = u1;
+      if (u2 !== seen2 || rt.endings !== seenAt2) {
+        if (rt.ended.has(u2)) rt.gone(u2, "vkBindBufferMemory", "memory");
+        seen2 = u2;
+        seenAt2 = rt.endings;
+      }
       const a2 = u2;
       const a3 = typeof u3 === "bigint" ? u3 : rt.wide(u3, false, "vkBindBufferMemory", "memoryOffset");
       check(a0, a1, a2, a3);
@@ -713,6 +767,8 @@ export function commands() {
   /** `vkBindImageMemory`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function bindImageMemory(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
+    let seen2 = null, seenAt2 = -1;
     return function bindImageMemory(u0, u1, u2, u3) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkBindImageMemory", "device");
@@ -720,7 +776,17 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
+      if (u1 !== seen1 || rt.endings !== seenAt1) {
+        if (rt.ended.has(u1)) rt.gone(u1, "vkBindImageMemory", "image");
+        seen1 = u1;
+        seenAt1 = rt.endings;
+      }
       const a1 = u1;
+      if (u2 !== seen2 || rt.endings !== seenAt2) {
+        if (rt.ended.has(u2)) rt.gone(u2, "vkBindImageMemory", "memory");
+        seen2 = u2;
+        seenAt2 = rt.endings;
+      }
       const a2 = u2;
       const a3 = typeof u3 === "bigint" ? u3 : rt.wide(u3, false, "vkBindImageMemory", "memoryOffset");
       check(a0, a1, a2, a3);
@@ -772,6 +838,8 @@ export function commands() {
   /** `vkBindOpticalFlowSessionImageNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function bindOpticalFlowSessionImageNV(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
+    let seen3 = null, seenAt3 = -1;
     return function bindOpticalFlowSessionImageNV(u0, u1, u2, u3, u4) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkBindOpticalFlowSessionImageNV", "device");
@@ -779,10 +847,20 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
+      if (u1 !== seen1 || rt.endings !== seenAt1) {
+        if (rt.ended.has(u1)) rt.gone(u1, "vkBindOpticalFlowSessionImageNV", "session");
+        seen1 = u1;
+        seenAt1 = rt.endings;
+      }
       const a1 = u1;
       let a2 = u2;
       if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
         a2 = rt.integer(a2, "u32", "vkBindOpticalFlowSessionImageNV", "bindingPoint");
+      }
+      if (u3 !== seen3 || rt.endings !== seenAt3) {
+        if (rt.ended.has(u3)) rt.gone(u3, "vkBindOpticalFlowSessionImageNV", "view");
+        seen3 = u3;
+        seenAt3 = rt.endings;
       }
       const a3 = u3 ?? null;
       let a4 = u4;
@@ -860,6 +938,7 @@ export function commands() {
     const E0 = rt.entry("VkBindVideoSessionMemoryInfoKHR");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function bindVideoSessionMemoryKHR(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkBindVideoSessionMemoryKHR", "device");
@@ -869,6 +948,11 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkBindVideoSessionMemoryKHR", "videoSession");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         let e3;
         let a3;
@@ -921,6 +1005,7 @@ export function commands() {
     const E0 = rt.entry("VkAccelerationStructureBuildGeometryInfoKHR");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function buildAccelerationStructuresKHR(u0, u1, u2, u3) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkBuildAccelerationStructuresKHR", "device");
@@ -930,6 +1015,11 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkBuildAccelerationStructuresKHR", "deferredOperation");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1 ?? null;
         let e3;
         let a3;
@@ -996,6 +1086,7 @@ export function commands() {
     const E0 = rt.entry("VkMicromapBuildInfoEXT");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function buildMicromapsEXT(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkBuildMicromapsEXT", "device");
@@ -1005,6 +1096,11 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkBuildMicromapsEXT", "deferredOperation");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1 ?? null;
         let e3;
         let a3;
@@ -1051,6 +1147,7 @@ export function commands() {
   /** `vkClearShaderInstrumentationMetricsARM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function clearShaderInstrumentationMetricsARM(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function clearShaderInstrumentationMetricsARM(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkClearShaderInstrumentationMetricsARM", "device");
@@ -1058,6 +1155,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
+      if (u1 !== seen1 || rt.endings !== seenAt1) {
+        if (rt.ended.has(u1)) rt.gone(u1, "vkClearShaderInstrumentationMetricsARM", "instrumentation");
+        seen1 = u1;
+        seenAt1 = rt.endings;
+      }
       const a1 = u1;
       check(a0, a1);
       fn(a0, a1);
@@ -1269,6 +1371,7 @@ export function commands() {
     const E0 = rt.entry("VkGpaSampleBeginInfoAMD");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function cmdBeginGpaSampleAMD(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBeginGpaSampleAMD", "commandBuffer");
@@ -1278,6 +1381,11 @@ export function commands() {
       const m = rt.enter(8);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkCmdBeginGpaSampleAMD", "gpaSession");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         let a2;
         if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
@@ -1322,6 +1430,7 @@ export function commands() {
   /** `vkCmdBeginGpaSessionAMD`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdBeginGpaSessionAMD(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function cmdBeginGpaSessionAMD(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBeginGpaSessionAMD", "commandBuffer");
@@ -1329,6 +1438,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
+      if (u1 !== seen1 || rt.endings !== seenAt1) {
+        if (rt.ended.has(u1)) rt.gone(u1, "vkCmdBeginGpaSessionAMD", "gpaSession");
+        seen1 = u1;
+        seenAt1 = rt.endings;
+      }
       const a1 = u1;
       check(a0, a1);
       const r = fn(a0, a1);
@@ -1389,6 +1503,7 @@ export function commands() {
   /** `vkCmdBeginQuery`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdBeginQuery(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function cmdBeginQuery(u0, u1, u2, u3) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBeginQuery", "commandBuffer");
@@ -1396,6 +1511,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
+      if (u1 !== seen1 || rt.endings !== seenAt1) {
+        if (rt.ended.has(u1)) rt.gone(u1, "vkCmdBeginQuery", "queryPool");
+        seen1 = u1;
+        seenAt1 = rt.endings;
+      }
       const a1 = u1;
       let a2 = u2;
       if (typeof a2 !== "number" || a2 >>> 0 !== a2) a2 = rt.integer(a2, "u32", "vkCmdBeginQuery", "query");
@@ -1409,6 +1529,7 @@ export function commands() {
   /** `vkCmdBeginQueryIndexedEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdBeginQueryIndexedEXT(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function cmdBeginQueryIndexedEXT(u0, u1, u2, u3, u4) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBeginQueryIndexedEXT", "commandBuffer");
@@ -1416,6 +1537,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
+      if (u1 !== seen1 || rt.endings !== seenAt1) {
+        if (rt.ended.has(u1)) rt.gone(u1, "vkCmdBeginQueryIndexedEXT", "queryPool");
+        seen1 = u1;
+        seenAt1 = rt.endings;
+      }
       const a1 = u1;
       let a2 = u2;
       if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
@@ -1570,6 +1696,7 @@ export function commands() {
   /** `vkCmdBeginShaderInstrumentationARM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdBeginShaderInstrumentationARM(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function cmdBeginShaderInstrumentationARM(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBeginShaderInstrumentationARM", "commandBuffer");
@@ -1577,6 +1704,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
+      if (u1 !== seen1 || rt.endings !== seenAt1) {
+        if (rt.ended.has(u1)) rt.gone(u1, "vkCmdBeginShaderInstrumentationARM", "instrumentation");
+        seen1 = u1;
+        seenAt1 = rt.endings;
+      }
       const a1 = u1;
       check(a0, a1);
       fn(a0, a1);
@@ -1649,6 +1781,7 @@ export function commands() {
   /** `vkCmdBeginTransformFeedbackEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdBeginTransformFeedbackEXT(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen3 = null, seenAt3 = -1;
     return function cmdBeginTransformFeedbackEXT(u0, u1, u2, u3) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBeginTransformFeedbackEXT", "commandBuffer");
@@ -1667,6 +1800,11 @@ export function commands() {
           Array.isArray(u2) && u2.length === 1 && typeof (e3 = u2[0]) === "object" && e3 !== null &&
           !(e3 instanceof Object) && m.top + 16 <= m.size
         ) {
+          if (e3 !== seen3 || rt.endings !== seenAt3) {
+            if (rt.ended.has(e3)) rt.gone(e3, "vkCmdBeginTransformFeedbackEXT", "pCounterBuffers[0]");
+            seen3 = e3;
+            seenAt3 = rt.endings;
+          }
           const c = m.alloc(8, 8);
           m.u64[c >> 3] = rt.address(e3);
           a3 = m.at(c);
@@ -1815,6 +1953,7 @@ export function commands() {
   /** `vkCmdBindDescriptorBufferEmbeddedSamplersEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdBindDescriptorBufferEmbeddedSamplersEXT(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen2 = null, seenAt2 = -1;
     return function cmdBindDescriptorBufferEmbeddedSamplersEXT(u0, u1, u2, u3) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBindDescriptorBufferEmbeddedSamplersEXT", "commandBuffer");
@@ -1825,6 +1964,11 @@ export function commands() {
       let a1 = u1;
       if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
         a1 = rt.integer(a1, "u32", "vkCmdBindDescriptorBufferEmbeddedSamplersEXT", "pipelineBindPoint");
+      }
+      if (u2 !== seen2 || rt.endings !== seenAt2) {
+        if (rt.ended.has(u2)) rt.gone(u2, "vkCmdBindDescriptorBufferEmbeddedSamplersEXT", "layout");
+        seen2 = u2;
+        seenAt2 = rt.endings;
       }
       const a2 = u2;
       let a3 = u3;
@@ -1898,6 +2042,7 @@ export function commands() {
   /** `vkCmdBindDescriptorSets`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdBindDescriptorSets(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen2 = null, seenAt2 = -1;
     let seen5 = null, seenAt5 = -1;
     return function cmdBindDescriptorSets(u0, u1, u2, u3, u4, u5) {
       if (u0 !== passed || rt.epoch !== passedAt) {
@@ -1911,6 +2056,11 @@ export function commands() {
         let a1 = u1;
         if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
           a1 = rt.integer(a1, "u32", "vkCmdBindDescriptorSets", "pipelineBindPoint");
+        }
+        if (u2 !== seen2 || rt.endings !== seenAt2) {
+          if (rt.ended.has(u2)) rt.gone(u2, "vkCmdBindDescriptorSets", "layout");
+          seen2 = u2;
+          seenAt2 = rt.endings;
         }
         const a2 = u2;
         let a3 = u3;
@@ -1937,7 +2087,6 @@ export function commands() {
             false,
             "vkCmdBindDescriptorSets",
             "pDescriptorSets",
-            true,
             true,
           );}
         let a7;
@@ -2006,6 +2155,7 @@ export function commands() {
   /** `vkCmdBindIndexBuffer`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdBindIndexBuffer(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function cmdBindIndexBuffer(u0, u1, u2, u3) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBindIndexBuffer", "commandBuffer");
@@ -2013,6 +2163,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
+      if (u1 !== seen1 || rt.endings !== seenAt1) {
+        if (rt.ended.has(u1)) rt.gone(u1, "vkCmdBindIndexBuffer", "buffer");
+        seen1 = u1;
+        seenAt1 = rt.endings;
+      }
       const a1 = u1 ?? null;
       const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, "vkCmdBindIndexBuffer", "offset");
       let a3 = u3;
@@ -2027,6 +2182,7 @@ export function commands() {
   /** `vkCmdBindIndexBuffer2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdBindIndexBuffer2(rt, fn, _owner, check, called) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function cmdBindIndexBuffer2(u0, u1, u2, u3, u4) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, called, "commandBuffer");
@@ -2034,6 +2190,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
+      if (u1 !== seen1 || rt.endings !== seenAt1) {
+        if (rt.ended.has(u1)) rt.gone(u1, called, "buffer");
+        seen1 = u1;
+        seenAt1 = rt.endings;
+      }
       const a1 = u1 ?? null;
       const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, called, "offset");
       const a3 = typeof u3 === "bigint" ? u3 : rt.wide(u3, false, called, "size");
@@ -2097,6 +2258,7 @@ export function commands() {
   /** `vkCmdBindInvocationMaskHUAWEI`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdBindInvocationMaskHUAWEI(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function cmdBindInvocationMaskHUAWEI(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBindInvocationMaskHUAWEI", "commandBuffer");
@@ -2104,6 +2266,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
+      if (u1 !== seen1 || rt.endings !== seenAt1) {
+        if (rt.ended.has(u1)) rt.gone(u1, "vkCmdBindInvocationMaskHUAWEI", "imageView");
+        seen1 = u1;
+        seenAt1 = rt.endings;
+      }
       const a1 = u1 ?? null;
       let a2 = u2;
       if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
@@ -2117,6 +2284,7 @@ export function commands() {
   /** `vkCmdBindPipeline`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdBindPipeline(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen2 = null, seenAt2 = -1;
     return function cmdBindPipeline(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBindPipeline", "commandBuffer");
@@ -2128,6 +2296,11 @@ export function commands() {
       if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
         a1 = rt.integer(a1, "u32", "vkCmdBindPipeline", "pipelineBindPoint");
       }
+      if (u2 !== seen2 || rt.endings !== seenAt2) {
+        if (rt.ended.has(u2)) rt.gone(u2, "vkCmdBindPipeline", "pipeline");
+        seen2 = u2;
+        seenAt2 = rt.endings;
+      }
       const a2 = u2;
       check(a0, a1, a2);
       fn(a0, a1, a2);
@@ -2137,6 +2310,7 @@ export function commands() {
   /** `vkCmdBindPipelineShaderGroupNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdBindPipelineShaderGroupNV(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen2 = null, seenAt2 = -1;
     return function cmdBindPipelineShaderGroupNV(u0, u1, u2, u3) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBindPipelineShaderGroupNV", "commandBuffer");
@@ -2147,6 +2321,11 @@ export function commands() {
       let a1 = u1;
       if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
         a1 = rt.integer(a1, "u32", "vkCmdBindPipelineShaderGroupNV", "pipelineBindPoint");
+      }
+      if (u2 !== seen2 || rt.endings !== seenAt2) {
+        if (rt.ended.has(u2)) rt.gone(u2, "vkCmdBindPipelineShaderGroupNV", "pipeline");
+        seen2 = u2;
+        seenAt2 = rt.endings;
       }
       const a2 = u2;
       let a3 = u3;
@@ -2227,6 +2406,7 @@ export function commands() {
   /** `vkCmdBindShadersEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdBindShadersEXT(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen3 = null, seenAt3 = -1;
     return function cmdBindShadersEXT(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBindShadersEXT", "commandBuffer");
@@ -2247,6 +2427,11 @@ export function commands() {
           Array.isArray(u2) && u2.length === 1 && typeof (e3 = u2[0]) === "object" && e3 !== null &&
           !(e3 instanceof Object) && m.top + 16 <= m.size
         ) {
+          if (e3 !== seen3 || rt.endings !== seenAt3) {
+            if (rt.ended.has(e3)) rt.gone(e3, "vkCmdBindShadersEXT", "pShaders[0]");
+            seen3 = e3;
+            seenAt3 = rt.endings;
+          }
           const c = m.alloc(8, 8);
           m.u64[c >> 3] = rt.address(e3);
           a3 = m.at(c);
@@ -2270,6 +2455,7 @@ export function commands() {
   /** `vkCmdBindShadingRateImageNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdBindShadingRateImageNV(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function cmdBindShadingRateImageNV(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBindShadingRateImageNV", "commandBuffer");
@@ -2277,6 +2463,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
+      if (u1 !== seen1 || rt.endings !== seenAt1) {
+        if (rt.ended.has(u1)) rt.gone(u1, "vkCmdBindShadingRateImageNV", "imageView");
+        seen1 = u1;
+        seenAt1 = rt.endings;
+      }
       const a1 = u1 ?? null;
       let a2 = u2;
       if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
@@ -2403,6 +2594,7 @@ export function commands() {
   /** `vkCmdBindTransformFeedbackBuffersEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdBindTransformFeedbackBuffersEXT(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen3 = null, seenAt3 = -1;
     return function cmdBindTransformFeedbackBuffersEXT(u0, u1, u2, u3, u4) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBindTransformFeedbackBuffersEXT", "commandBuffer");
@@ -2421,6 +2613,11 @@ export function commands() {
           Array.isArray(u2) && u2.length === 1 && typeof (e3 = u2[0]) === "object" && e3 !== null &&
           !(e3 instanceof Object) && m.top + 16 <= m.size
         ) {
+          if (e3 !== seen3 || rt.endings !== seenAt3) {
+            if (rt.ended.has(e3)) rt.gone(e3, "vkCmdBindTransformFeedbackBuffersEXT", "pBuffers[0]");
+            seen3 = e3;
+            seenAt3 = rt.endings;
+          }
           const c = m.alloc(8, 8);
           m.u64[c >> 3] = rt.address(e3);
           a3 = m.at(c);
@@ -2470,6 +2667,7 @@ export function commands() {
   /** `vkCmdBindVertexBuffers`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdBindVertexBuffers(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen3 = null, seenAt3 = -1;
     return function cmdBindVertexBuffers(u0, u1, u2, u3) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBindVertexBuffers", "commandBuffer");
@@ -2488,6 +2686,11 @@ export function commands() {
           Array.isArray(u2) && u2.length === 1 && typeof (e3 = u2[0]) === "object" && e3 !== null &&
           !(e3 instanceof Object) && m.top + 16 <= m.size
         ) {
+          if (e3 !== seen3 || rt.endings !== seenAt3) {
+            if (rt.ended.has(e3)) rt.gone(e3, "vkCmdBindVertexBuffers", "pBuffers[0]");
+            seen3 = e3;
+            seenAt3 = rt.endings;
+          }
           const c = m.alloc(8, 8);
           m.u64[c >> 3] = rt.address(e3);
           a3 = m.at(c);
@@ -2514,6 +2717,7 @@ export function commands() {
   /** `vkCmdBindVertexBuffers2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdBindVertexBuffers2(rt, fn, _owner, check, called) {
     let passed = null, passedAt = -1;
+    let seen3 = null, seenAt3 = -1;
     return function cmdBindVertexBuffers2(u0, u1, u2, u3, u4, u5) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, called, "commandBuffer");
@@ -2530,6 +2734,11 @@ export function commands() {
           Array.isArray(u2) && u2.length === 1 && typeof (e3 = u2[0]) === "object" && e3 !== null &&
           !(e3 instanceof Object) && m.top + 16 <= m.size
         ) {
+          if (e3 !== seen3 || rt.endings !== seenAt3) {
+            if (rt.ended.has(e3)) rt.gone(e3, called, "pBuffers[0]");
+            seen3 = e3;
+            seenAt3 = rt.endings;
+          }
           const c = m.alloc(8, 8);
           m.u64[c >> 3] = rt.address(e3);
           a3 = m.at(c);
@@ -2621,6 +2830,8 @@ export function commands() {
     const E0 = rt.entry("VkImageBlit");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
+    let seen3 = null, seenAt3 = -1;
     return function cmdBlitImage(u0, u1, u2, u3, u4, u5, u6) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBlitImage", "commandBuffer");
@@ -2630,10 +2841,20 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkCmdBlitImage", "srcImage");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         let a2 = u2;
         if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
           a2 = rt.integer(a2, "u32", "vkCmdBlitImage", "srcImageLayout");
+        }
+        if (u3 !== seen3 || rt.endings !== seenAt3) {
+          if (rt.ended.has(u3)) rt.gone(u3, "vkCmdBlitImage", "dstImage");
+          seen3 = u3;
+          seenAt3 = rt.endings;
         }
         const a3 = u3;
         let a4 = u4;
@@ -2705,6 +2926,10 @@ export function commands() {
     const E0 = rt.entry("VkAccelerationStructureInfoNV");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
+    let seen2 = null, seenAt2 = -1;
+    let seen5 = null, seenAt5 = -1;
+    let seen6 = null, seenAt6 = -1;
+    let seen7 = null, seenAt7 = -1;
     return function cmdBuildAccelerationStructureNV(u0, u1, u2, u3, u4, u5, u6, u7, u8) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCmdBuildAccelerationStructureNV", "commandBuffer");
@@ -2742,6 +2967,11 @@ export function commands() {
             "vkCmdBuildAccelerationStructureNV",
             "pInfo",
           );}
+        if (u2 !== seen2 || rt.endings !== seenAt2) {
+          if (rt.ended.has(u2)) rt.gone(u2, "vkCmdBuildAccelerationStructureNV", "instanceData");
+          seen2 = u2;
+          seenAt2 = rt.endings;
+        }
         const a2 = u2 ?? null;
         const a3 = typeof u3 === "bigint"
           ? u3
@@ -2749,8 +2979,23 @@ export function commands() {
         let a4 = 0;
         if (u4 === true) a4 = 1;
         else if (u4 !== false) a4 = rt.integer(u4, "bool", "vkCmdBuildAccelerationStructureNV", "update");
+        if (u5 !== seen5 || rt.endings !== seenAt5) {
+          if (rt.ended.has(u5)) rt.gone(u5, "vkCmdBuildAccelerationStructureNV", "dst");
+          seen5 = u5;
+          seenAt5 = rt.endings;
+        }
         const a5 = u5;
+        if (u6 !== seen6 || rt.endings !== seenAt6) {
+          if (rt.ended.has(u6)) rt.gone(u6, "vkCmdBuildAccelerationStructureNV", "src");
+          seen6 = u6;
+          seenAt6 = rt.endings;
+        }
         const a6 = u6 ?? null;
+        if (u7 !== seen7 || rt.endings !== seenAt7) {
+          if (rt.ended.has(u7)) rt.gone(u7, "vkCmdBuildAccelerationStructureNV", "scratch");
+          seen7 = u7;
+          seenAt7 = rt.endings;
+        }
         const a7 = u7;
         const a8 = typeof u8 === "bigint"
           ? u8
@@ -3174,6 +3419,7 @@ export function commands() {
     const E1 = rt.entry("VkImageSubresourceRange");
     const W1 = E1[0];
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function cmdClearColorImage(u0, u1, u2, u3, u4) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCmdClearColorImage", "commandBuffer");
@@ -3183,6 +3429,11 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkCmdClearColorImage", "image");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         let a2 = u2;
         if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
@@ -3240,6 +3491,7 @@ export function commands() {
     const E1 = rt.entry("VkImageSubresourceRange");
     const W1 = E1[0];
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function cmdClearDepthStencilImage(u0, u1, u2, u3, u4) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCmdClearDepthStencilImage", "commandBuffer");
@@ -3249,6 +3501,11 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkCmdClearDepthStencilImage", "image");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         let a2 = u2;
         if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
@@ -3489,6 +3746,8 @@ export function commands() {
   /** `vkCmdCopyAccelerationStructureNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdCopyAccelerationStructureNV(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
+    let seen2 = null, seenAt2 = -1;
     return function cmdCopyAccelerationStructureNV(u0, u1, u2, u3) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyAccelerationStructureNV", "commandBuffer");
@@ -3496,7 +3755,17 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
+      if (u1 !== seen1 || rt.endings !== seenAt1) {
+        if (rt.ended.has(u1)) rt.gone(u1, "vkCmdCopyAccelerationStructureNV", "dst");
+        seen1 = u1;
+        seenAt1 = rt.endings;
+      }
       const a1 = u1;
+      if (u2 !== seen2 || rt.endings !== seenAt2) {
+        if (rt.ended.has(u2)) rt.gone(u2, "vkCmdCopyAccelerationStructureNV", "src");
+        seen2 = u2;
+        seenAt2 = rt.endings;
+      }
       const a2 = u2;
       let a3 = u3;
       if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
@@ -3562,6 +3831,8 @@ export function commands() {
     const E0 = rt.entry("VkBufferCopy");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
+    let seen2 = null, seenAt2 = -1;
     return function cmdCopyBuffer(u0, u1, u2, u3) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyBuffer", "commandBuffer");
@@ -3571,7 +3842,17 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkCmdCopyBuffer", "srcBuffer");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
+        if (u2 !== seen2 || rt.endings !== seenAt2) {
+          if (rt.ended.has(u2)) rt.gone(u2, "vkCmdCopyBuffer", "dstBuffer");
+          seen2 = u2;
+          seenAt2 = rt.endings;
+        }
         const a2 = u2;
         let e4;
         let a4;
@@ -3636,6 +3917,8 @@ export function commands() {
     const E0 = rt.entry("VkBufferImageCopy");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
+    let seen2 = null, seenAt2 = -1;
     return function cmdCopyBufferToImage(u0, u1, u2, u3, u4) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyBufferToImage", "commandBuffer");
@@ -3645,7 +3928,17 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkCmdCopyBufferToImage", "srcBuffer");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
+        if (u2 !== seen2 || rt.endings !== seenAt2) {
+          if (rt.ended.has(u2)) rt.gone(u2, "vkCmdCopyBufferToImage", "dstImage");
+          seen2 = u2;
+          seenAt2 = rt.endings;
+        }
         const a2 = u2;
         let a3 = u3;
         if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
@@ -3723,6 +4016,7 @@ export function commands() {
   /** `vkCmdCopyGpaSessionResultsAMD`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdCopyGpaSessionResultsAMD(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function cmdCopyGpaSessionResultsAMD(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyGpaSessionResultsAMD", "commandBuffer");
@@ -3730,6 +4024,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
+      if (u1 !== seen1 || rt.endings !== seenAt1) {
+        if (rt.ended.has(u1)) rt.gone(u1, "vkCmdCopyGpaSessionResultsAMD", "gpaSession");
+        seen1 = u1;
+        seenAt1 = rt.endings;
+      }
       const a1 = u1;
       check(a0, a1);
       fn(a0, a1);
@@ -3741,6 +4040,8 @@ export function commands() {
     const E0 = rt.entry("VkImageCopy");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
+    let seen3 = null, seenAt3 = -1;
     return function cmdCopyImage(u0, u1, u2, u3, u4, u5) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyImage", "commandBuffer");
@@ -3750,10 +4051,20 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkCmdCopyImage", "srcImage");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         let a2 = u2;
         if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
           a2 = rt.integer(a2, "u32", "vkCmdCopyImage", "srcImageLayout");
+        }
+        if (u3 !== seen3 || rt.endings !== seenAt3) {
+          if (rt.ended.has(u3)) rt.gone(u3, "vkCmdCopyImage", "dstImage");
+          seen3 = u3;
+          seenAt3 = rt.endings;
         }
         const a3 = u3;
         let a4 = u4;
@@ -3823,6 +4134,8 @@ export function commands() {
     const E0 = rt.entry("VkBufferImageCopy");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
+    let seen3 = null, seenAt3 = -1;
     return function cmdCopyImageToBuffer(u0, u1, u2, u3, u4) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyImageToBuffer", "commandBuffer");
@@ -3832,10 +4145,20 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkCmdCopyImageToBuffer", "srcImage");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         let a2 = u2;
         if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
           a2 = rt.integer(a2, "u32", "vkCmdCopyImageToBuffer", "srcImageLayout");
+        }
+        if (u3 !== seen3 || rt.endings !== seenAt3) {
+          if (rt.ended.has(u3)) rt.gone(u3, "vkCmdCopyImageToBuffer", "dstBuffer");
+          seen3 = u3;
+          seenAt3 = rt.endings;
         }
         const a3 = u3;
         let e5;
@@ -4188,6 +4511,7 @@ export function commands() {
     const E0 = rt.entry("VkImageSubresourceLayers");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
+    let seen4 = null, seenAt4 = -1;
     return function cmdCopyMemoryToImageIndirectNV(u0, u1, u2, u3, u4, u5) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyMemoryToImageIndirectNV", "commandBuffer");
@@ -4203,6 +4527,11 @@ export function commands() {
         let a3 = u2;
         if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
           a3 = rt.integer(a3, "u32", "vkCmdCopyMemoryToImageIndirectNV", "stride");
+        }
+        if (u3 !== seen4 || rt.endings !== seenAt4) {
+          if (rt.ended.has(u3)) rt.gone(u3, "vkCmdCopyMemoryToImageIndirectNV", "dstImage");
+          seen4 = u3;
+          seenAt4 = rt.endings;
         }
         const a4 = u3;
         let a5 = u4;
@@ -4440,6 +4769,8 @@ export function commands() {
   /** `vkCmdCopyQueryPoolResults`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdCopyQueryPoolResults(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
+    let seen4 = null, seenAt4 = -1;
     return function cmdCopyQueryPoolResults(u0, u1, u2, u3, u4, u5, u6, u7) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyQueryPoolResults", "commandBuffer");
@@ -4447,6 +4778,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
+      if (u1 !== seen1 || rt.endings !== seenAt1) {
+        if (rt.ended.has(u1)) rt.gone(u1, "vkCmdCopyQueryPoolResults", "queryPool");
+        seen1 = u1;
+        seenAt1 = rt.endings;
+      }
       const a1 = u1;
       let a2 = u2;
       if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
@@ -4455,6 +4791,11 @@ export function commands() {
       let a3 = u3;
       if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
         a3 = rt.integer(a3, "u32", "vkCmdCopyQueryPoolResults", "queryCount");
+      }
+      if (u4 !== seen4 || rt.endings !== seenAt4) {
+        if (rt.ended.has(u4)) rt.gone(u4, "vkCmdCopyQueryPoolResults", "dstBuffer");
+        seen4 = u4;
+        seenAt4 = rt.endings;
       }
       const a4 = u4;
       const a5 = typeof u5 === "bigint" ? u5 : rt.wide(u5, false, "vkCmdCopyQueryPoolResults", "dstOffset");
@@ -4473,6 +4814,7 @@ export function commands() {
     const E0 = rt.entry("VkStridedDeviceAddressRangeKHR");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function cmdCopyQueryPoolResultsToMemoryKHR(u0, u1, u2, u3, u4, u5, u6) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCmdCopyQueryPoolResultsToMemoryKHR", "commandBuffer");
@@ -4482,6 +4824,11 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkCmdCopyQueryPoolResultsToMemoryKHR", "queryPool");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         let a2 = u2;
         if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
@@ -5039,6 +5386,7 @@ export function commands() {
     const E0 = rt.entry("VkDataGraphPipelineDispatchInfoARM");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function cmdDispatchDataGraphARM(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDispatchDataGraphARM", "commandBuffer");
@@ -5048,6 +5396,11 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkCmdDispatchDataGraphARM", "session");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         let a2;
         if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
@@ -5220,6 +5573,7 @@ export function commands() {
   /** `vkCmdDispatchIndirect`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdDispatchIndirect(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function cmdDispatchIndirect(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDispatchIndirect", "commandBuffer");
@@ -5227,6 +5581,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
+      if (u1 !== seen1 || rt.endings !== seenAt1) {
+        if (rt.ended.has(u1)) rt.gone(u1, "vkCmdDispatchIndirect", "buffer");
+        seen1 = u1;
+        seenAt1 = rt.endings;
+      }
       const a1 = u1;
       const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, "vkCmdDispatchIndirect", "offset");
       check(a0, a1, a2);
@@ -5387,6 +5746,7 @@ export function commands() {
   /** `vkCmdDrawClusterIndirectHUAWEI`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdDrawClusterIndirectHUAWEI(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function cmdDrawClusterIndirectHUAWEI(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDrawClusterIndirectHUAWEI", "commandBuffer");
@@ -5394,6 +5754,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
+      if (u1 !== seen1 || rt.endings !== seenAt1) {
+        if (rt.ended.has(u1)) rt.gone(u1, "vkCmdDrawClusterIndirectHUAWEI", "buffer");
+        seen1 = u1;
+        seenAt1 = rt.endings;
+      }
       const a1 = u1;
       const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, "vkCmdDrawClusterIndirectHUAWEI", "offset");
       check(a0, a1, a2);
@@ -5439,6 +5804,7 @@ export function commands() {
   /** `vkCmdDrawIndexedIndirect`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdDrawIndexedIndirect(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function cmdDrawIndexedIndirect(u0, u1, u2, u3, u4) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDrawIndexedIndirect", "commandBuffer");
@@ -5446,6 +5812,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
+      if (u1 !== seen1 || rt.endings !== seenAt1) {
+        if (rt.ended.has(u1)) rt.gone(u1, "vkCmdDrawIndexedIndirect", "buffer");
+        seen1 = u1;
+        seenAt1 = rt.endings;
+      }
       const a1 = u1;
       const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, "vkCmdDrawIndexedIndirect", "offset");
       let a3 = u3;
@@ -5514,6 +5885,8 @@ export function commands() {
   /** `vkCmdDrawIndexedIndirectCount`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdDrawIndexedIndirectCount(rt, fn, _owner, check, called) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
+    let seen3 = null, seenAt3 = -1;
     return function cmdDrawIndexedIndirectCount(u0, u1, u2, u3, u4, u5, u6) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, called, "commandBuffer");
@@ -5521,8 +5894,18 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
+      if (u1 !== seen1 || rt.endings !== seenAt1) {
+        if (rt.ended.has(u1)) rt.gone(u1, called, "buffer");
+        seen1 = u1;
+        seenAt1 = rt.endings;
+      }
       const a1 = u1;
       const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, called, "offset");
+      if (u3 !== seen3 || rt.endings !== seenAt3) {
+        if (rt.ended.has(u3)) rt.gone(u3, called, "countBuffer");
+        seen3 = u3;
+        seenAt3 = rt.endings;
+      }
       const a3 = u3;
       const a4 = typeof u4 === "bigint" ? u4 : rt.wide(u4, false, called, "countBufferOffset");
       let a5 = u5;
@@ -5587,6 +5970,7 @@ export function commands() {
   /** `vkCmdDrawIndirect`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdDrawIndirect(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function cmdDrawIndirect(u0, u1, u2, u3, u4) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDrawIndirect", "commandBuffer");
@@ -5594,6 +5978,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
+      if (u1 !== seen1 || rt.endings !== seenAt1) {
+        if (rt.ended.has(u1)) rt.gone(u1, "vkCmdDrawIndirect", "buffer");
+        seen1 = u1;
+        seenAt1 = rt.endings;
+      }
       const a1 = u1;
       const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, "vkCmdDrawIndirect", "offset");
       let a3 = u3;
@@ -5711,6 +6100,7 @@ export function commands() {
   /** `vkCmdDrawIndirectByteCountEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdDrawIndirectByteCountEXT(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen3 = null, seenAt3 = -1;
     return function cmdDrawIndirectByteCountEXT(u0, u1, u2, u3, u4, u5, u6) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDrawIndirectByteCountEXT", "commandBuffer");
@@ -5725,6 +6115,11 @@ export function commands() {
       let a2 = u2;
       if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
         a2 = rt.integer(a2, "u32", "vkCmdDrawIndirectByteCountEXT", "firstInstance");
+      }
+      if (u3 !== seen3 || rt.endings !== seenAt3) {
+        if (rt.ended.has(u3)) rt.gone(u3, "vkCmdDrawIndirectByteCountEXT", "counterBuffer");
+        seen3 = u3;
+        seenAt3 = rt.endings;
       }
       const a3 = u3;
       const a4 = typeof u4 === "bigint"
@@ -5746,6 +6141,8 @@ export function commands() {
   /** `vkCmdDrawIndirectCount`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdDrawIndirectCount(rt, fn, _owner, check, called) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
+    let seen3 = null, seenAt3 = -1;
     return function cmdDrawIndirectCount(u0, u1, u2, u3, u4, u5, u6) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, called, "commandBuffer");
@@ -5753,8 +6150,18 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
+      if (u1 !== seen1 || rt.endings !== seenAt1) {
+        if (rt.ended.has(u1)) rt.gone(u1, called, "buffer");
+        seen1 = u1;
+        seenAt1 = rt.endings;
+      }
       const a1 = u1;
       const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, called, "offset");
+      if (u3 !== seen3 || rt.endings !== seenAt3) {
+        if (rt.ended.has(u3)) rt.gone(u3, called, "countBuffer");
+        seen3 = u3;
+        seenAt3 = rt.endings;
+      }
       const a3 = u3;
       const a4 = typeof u4 === "bigint" ? u4 : rt.wide(u4, false, called, "countBufferOffset");
       let a5 = u5;
@@ -5946,6 +6353,8 @@ export function commands() {
   /** `vkCmdDrawMeshTasksIndirectCountEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdDrawMeshTasksIndirectCountEXT(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
+    let seen3 = null, seenAt3 = -1;
     return function cmdDrawMeshTasksIndirectCountEXT(u0, u1, u2, u3, u4, u5, u6) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDrawMeshTasksIndirectCountEXT", "commandBuffer");
@@ -5953,10 +6362,20 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
+      if (u1 !== seen1 || rt.endings !== seenAt1) {
+        if (rt.ended.has(u1)) rt.gone(u1, "vkCmdDrawMeshTasksIndirectCountEXT", "buffer");
+        seen1 = u1;
+        seenAt1 = rt.endings;
+      }
       const a1 = u1;
       const a2 = typeof u2 === "bigint"
         ? u2
         : rt.wide(u2, false, "vkCmdDrawMeshTasksIndirectCountEXT", "offset");
+      if (u3 !== seen3 || rt.endings !== seenAt3) {
+        if (rt.ended.has(u3)) rt.gone(u3, "vkCmdDrawMeshTasksIndirectCountEXT", "countBuffer");
+        seen3 = u3;
+        seenAt3 = rt.endings;
+      }
       const a3 = u3;
       const a4 = typeof u4 === "bigint"
         ? u4
@@ -5977,6 +6396,8 @@ export function commands() {
   /** `vkCmdDrawMeshTasksIndirectCountNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdDrawMeshTasksIndirectCountNV(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
+    let seen3 = null, seenAt3 = -1;
     return function cmdDrawMeshTasksIndirectCountNV(u0, u1, u2, u3, u4, u5, u6) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDrawMeshTasksIndirectCountNV", "commandBuffer");
@@ -5984,10 +6405,20 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
+      if (u1 !== seen1 || rt.endings !== seenAt1) {
+        if (rt.ended.has(u1)) rt.gone(u1, "vkCmdDrawMeshTasksIndirectCountNV", "buffer");
+        seen1 = u1;
+        seenAt1 = rt.endings;
+      }
       const a1 = u1;
       const a2 = typeof u2 === "bigint"
         ? u2
         : rt.wide(u2, false, "vkCmdDrawMeshTasksIndirectCountNV", "offset");
+      if (u3 !== seen3 || rt.endings !== seenAt3) {
+        if (rt.ended.has(u3)) rt.gone(u3, "vkCmdDrawMeshTasksIndirectCountNV", "countBuffer");
+        seen3 = u3;
+        seenAt3 = rt.endings;
+      }
       const a3 = u3;
       const a4 = typeof u4 === "bigint"
         ? u4
@@ -6008,6 +6439,7 @@ export function commands() {
   /** `vkCmdDrawMeshTasksIndirectEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdDrawMeshTasksIndirectEXT(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function cmdDrawMeshTasksIndirectEXT(u0, u1, u2, u3, u4) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDrawMeshTasksIndirectEXT", "commandBuffer");
@@ -6015,6 +6447,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
+      if (u1 !== seen1 || rt.endings !== seenAt1) {
+        if (rt.ended.has(u1)) rt.gone(u1, "vkCmdDrawMeshTasksIndirectEXT", "buffer");
+        seen1 = u1;
+        seenAt1 = rt.endings;
+      }
       const a1 = u1;
       const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, "vkCmdDrawMeshTasksIndirectEXT", "offset");
       let a3 = u3;
@@ -6033,6 +6470,7 @@ export function commands() {
   /** `vkCmdDrawMeshTasksIndirectNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdDrawMeshTasksIndirectNV(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function cmdDrawMeshTasksIndirectNV(u0, u1, u2, u3, u4) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCmdDrawMeshTasksIndirectNV", "commandBuffer");
@@ -6040,6 +6478,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
+      if (u1 !== seen1 || rt.endings !== seenAt1) {
+        if (rt.ended.has(u1)) rt.gone(u1, "vkCmdDrawMeshTasksIndirectNV", "buffer");
+        seen1 = u1;
+        seenAt1 = rt.endings;
+      }
       const a1 = u1;
       const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, "vkCmdDrawMeshTasksIndirectNV", "offset");
       let a3 = u3;
@@ -6276,6 +6719,7 @@ export function commands() {
   /** `vkCmdEndGpaSampleAMD`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdEndGpaSampleAMD(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function cmdEndGpaSampleAMD(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCmdEndGpaSampleAMD", "commandBuffer");
@@ -6283,6 +6727,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
+      if (u1 !== seen1 || rt.endings !== seenAt1) {
+        if (rt.ended.has(u1)) rt.gone(u1, "vkCmdEndGpaSampleAMD", "gpaSession");
+        seen1 = u1;
+        seenAt1 = rt.endings;
+      }
       const a1 = u1;
       let a2 = u2;
       if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
@@ -6296,6 +6745,7 @@ export function commands() {
   /** `vkCmdEndGpaSessionAMD`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdEndGpaSessionAMD(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function cmdEndGpaSessionAMD(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCmdEndGpaSessionAMD", "commandBuffer");
@@ -6303,6 +6753,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
+      if (u1 !== seen1 || rt.endings !== seenAt1) {
+        if (rt.ended.has(u1)) rt.gone(u1, "vkCmdEndGpaSessionAMD", "gpaSession");
+        seen1 = u1;
+        seenAt1 = rt.endings;
+      }
       const a1 = u1;
       check(a0, a1);
       const r = fn(a0, a1);
@@ -6363,6 +6818,7 @@ export function commands() {
   /** `vkCmdEndQuery`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdEndQuery(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function cmdEndQuery(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCmdEndQuery", "commandBuffer");
@@ -6370,6 +6826,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
+      if (u1 !== seen1 || rt.endings !== seenAt1) {
+        if (rt.ended.has(u1)) rt.gone(u1, "vkCmdEndQuery", "queryPool");
+        seen1 = u1;
+        seenAt1 = rt.endings;
+      }
       const a1 = u1;
       let a2 = u2;
       if (typeof a2 !== "number" || a2 >>> 0 !== a2) a2 = rt.integer(a2, "u32", "vkCmdEndQuery", "query");
@@ -6381,6 +6842,7 @@ export function commands() {
   /** `vkCmdEndQueryIndexedEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdEndQueryIndexedEXT(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function cmdEndQueryIndexedEXT(u0, u1, u2, u3) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCmdEndQueryIndexedEXT", "commandBuffer");
@@ -6388,6 +6850,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
+      if (u1 !== seen1 || rt.endings !== seenAt1) {
+        if (rt.ended.has(u1)) rt.gone(u1, "vkCmdEndQueryIndexedEXT", "queryPool");
+        seen1 = u1;
+        seenAt1 = rt.endings;
+      }
       const a1 = u1;
       let a2 = u2;
       if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
@@ -6579,6 +7046,7 @@ export function commands() {
   /** `vkCmdEndTransformFeedbackEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdEndTransformFeedbackEXT(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen3 = null, seenAt3 = -1;
     return function cmdEndTransformFeedbackEXT(u0, u1, u2, u3) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCmdEndTransformFeedbackEXT", "commandBuffer");
@@ -6597,6 +7065,11 @@ export function commands() {
           Array.isArray(u2) && u2.length === 1 && typeof (e3 = u2[0]) === "object" && e3 !== null &&
           !(e3 instanceof Object) && m.top + 16 <= m.size
         ) {
+          if (e3 !== seen3 || rt.endings !== seenAt3) {
+            if (rt.ended.has(e3)) rt.gone(e3, "vkCmdEndTransformFeedbackEXT", "pCounterBuffers[0]");
+            seen3 = e3;
+            seenAt3 = rt.endings;
+          }
           const c = m.alloc(8, 8);
           m.u64[c >> 3] = rt.address(e3);
           a3 = m.at(c);
@@ -6720,7 +7193,6 @@ export function commands() {
             "vkCmdExecuteCommands",
             "pCommandBuffers",
             false,
-            true,
           );}
         const n1_0 = Array.isArray(u1)
           ? u1.length
@@ -6847,6 +7319,7 @@ export function commands() {
   /** `vkCmdFillBuffer`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdFillBuffer(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function cmdFillBuffer(u0, u1, u2, u3, u4) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCmdFillBuffer", "commandBuffer");
@@ -6854,6 +7327,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
+      if (u1 !== seen1 || rt.endings !== seenAt1) {
+        if (rt.ended.has(u1)) rt.gone(u1, "vkCmdFillBuffer", "dstBuffer");
+        seen1 = u1;
+        seenAt1 = rt.endings;
+      }
       const a1 = u1;
       const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, "vkCmdFillBuffer", "dstOffset");
       const a3 = typeof u3 === "bigint" ? u3 : rt.wide(u3, false, "vkCmdFillBuffer", "size");
@@ -6908,6 +7386,7 @@ export function commands() {
   /** `vkCmdInitializeGraphScratchMemoryAMDX`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdInitializeGraphScratchMemoryAMDX(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function cmdInitializeGraphScratchMemoryAMDX(u0, u1, u2, u3) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCmdInitializeGraphScratchMemoryAMDX", "commandBuffer");
@@ -6915,6 +7394,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
+      if (u1 !== seen1 || rt.endings !== seenAt1) {
+        if (rt.ended.has(u1)) rt.gone(u1, "vkCmdInitializeGraphScratchMemoryAMDX", "executionGraph");
+        seen1 = u1;
+        seenAt1 = rt.endings;
+      }
       const a1 = u1;
       const a2 = typeof u2 === "bigint"
         ? u2
@@ -7047,6 +7531,7 @@ export function commands() {
     const E0 = rt.entry("VkOpticalFlowExecuteInfoNV");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function cmdOpticalFlowExecuteNV(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCmdOpticalFlowExecuteNV", "commandBuffer");
@@ -7056,6 +7541,11 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkCmdOpticalFlowExecuteNV", "session");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         let a2;
         if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
@@ -7271,6 +7761,7 @@ export function commands() {
     const E0 = rt.entry("VkGeneratedCommandsInfoEXT");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
+    let seen2 = null, seenAt2 = -1;
     return function cmdPreprocessGeneratedCommandsEXT(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCmdPreprocessGeneratedCommandsEXT", "commandBuffer");
@@ -7308,7 +7799,11 @@ export function commands() {
             "vkCmdPreprocessGeneratedCommandsEXT",
             "pGeneratedCommandsInfo",
           );}
-        if (rt.ended.has(u2)) rt.gone(u2, "vkCmdPreprocessGeneratedCommandsEXT", "stateCommandBuffer");
+        if (u2 !== seen2 || rt.epoch !== seenAt2) {
+          if (rt.ended.has(u2)) rt.gone(u2, "vkCmdPreprocessGeneratedCommandsEXT", "stateCommandBuffer");
+          seen2 = u2;
+          seenAt2 = rt.epoch;
+        }
         const a2 = u2;
         check(a0, a1, a2);
         fn(a0, a1, a2);
@@ -7371,6 +7866,7 @@ export function commands() {
   /** `vkCmdPushConstants`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdPushConstants(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function cmdPushConstants(u0, u1, u2, u3, u4) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCmdPushConstants", "commandBuffer");
@@ -7380,6 +7876,11 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkCmdPushConstants", "layout");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         let a2 = u2;
         if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
@@ -7478,6 +7979,7 @@ export function commands() {
     const E0 = rt.entry("VkWriteDescriptorSet");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
+    let seen2 = null, seenAt2 = -1;
     return function cmdPushDescriptorSet(u0, u1, u2, u3, u4) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, called, "commandBuffer");
@@ -7490,6 +7992,11 @@ export function commands() {
         let a1 = u1;
         if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
           a1 = rt.integer(a1, "u32", called, "pipelineBindPoint");
+        }
+        if (u2 !== seen2 || rt.endings !== seenAt2) {
+          if (rt.ended.has(u2)) rt.gone(u2, called, "layout");
+          seen2 = u2;
+          seenAt2 = rt.endings;
         }
         const a2 = u2;
         let a3 = u3;
@@ -7555,6 +8062,8 @@ export function commands() {
   /** `vkCmdPushDescriptorSetWithTemplate`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdPushDescriptorSetWithTemplate(rt, fn, _owner, check, called) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
+    let seen2 = null, seenAt2 = -1;
     return function cmdPushDescriptorSetWithTemplate(u0, u1, u2, u3, u4) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, called, "commandBuffer");
@@ -7564,7 +8073,17 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, called, "descriptorUpdateTemplate");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
+        if (u2 !== seen2 || rt.endings !== seenAt2) {
+          if (rt.ended.has(u2)) rt.gone(u2, called, "layout");
+          seen2 = u2;
+          seenAt2 = rt.endings;
+        }
         const a2 = u2;
         let a3 = u3;
         if (typeof a3 !== "number" || a3 >>> 0 !== a3) a3 = rt.integer(a3, "u32", called, "set");
@@ -7635,6 +8154,7 @@ export function commands() {
   /** `vkCmdResetEvent`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdResetEvent(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function cmdResetEvent(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCmdResetEvent", "commandBuffer");
@@ -7642,6 +8162,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
+      if (u1 !== seen1 || rt.endings !== seenAt1) {
+        if (rt.ended.has(u1)) rt.gone(u1, "vkCmdResetEvent", "event");
+        seen1 = u1;
+        seenAt1 = rt.endings;
+      }
       const a1 = u1;
       let a2 = u2 ?? 0;
       if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
@@ -7655,6 +8180,7 @@ export function commands() {
   /** `vkCmdResetEvent2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdResetEvent2(rt, fn, _owner, check, called) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function cmdResetEvent2(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, called, "commandBuffer");
@@ -7662,6 +8188,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
+      if (u1 !== seen1 || rt.endings !== seenAt1) {
+        if (rt.ended.has(u1)) rt.gone(u1, called, "event");
+        seen1 = u1;
+        seenAt1 = rt.endings;
+      }
       const a1 = u1;
       const a2 = u2 ?? 0n;
       check(a0, a1, a2);
@@ -7672,6 +8203,7 @@ export function commands() {
   /** `vkCmdResetQueryPool`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdResetQueryPool(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function cmdResetQueryPool(u0, u1, u2, u3) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCmdResetQueryPool", "commandBuffer");
@@ -7679,6 +8211,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
+      if (u1 !== seen1 || rt.endings !== seenAt1) {
+        if (rt.ended.has(u1)) rt.gone(u1, "vkCmdResetQueryPool", "queryPool");
+        seen1 = u1;
+        seenAt1 = rt.endings;
+      }
       const a1 = u1;
       let a2 = u2;
       if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
@@ -7698,6 +8235,8 @@ export function commands() {
     const E0 = rt.entry("VkImageResolve");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
+    let seen3 = null, seenAt3 = -1;
     return function cmdResolveImage(u0, u1, u2, u3, u4, u5) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCmdResolveImage", "commandBuffer");
@@ -7707,10 +8246,20 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkCmdResolveImage", "srcImage");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         let a2 = u2;
         if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
           a2 = rt.integer(a2, "u32", "vkCmdResolveImage", "srcImageLayout");
+        }
+        if (u3 !== seen3 || rt.endings !== seenAt3) {
+          if (rt.ended.has(u3)) rt.gone(u3, "vkCmdResolveImage", "dstImage");
+          seen3 = u3;
+          seenAt3 = rt.endings;
         }
         const a3 = u3;
         let a4 = u4;
@@ -8740,6 +9289,7 @@ export function commands() {
   /** `vkCmdSetDescriptorBufferOffsetsEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdSetDescriptorBufferOffsetsEXT(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen2 = null, seenAt2 = -1;
     return function cmdSetDescriptorBufferOffsetsEXT(u0, u1, u2, u3, u4, u5) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetDescriptorBufferOffsetsEXT", "commandBuffer");
@@ -8752,6 +9302,11 @@ export function commands() {
         let a1 = u1;
         if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
           a1 = rt.integer(a1, "u32", "vkCmdSetDescriptorBufferOffsetsEXT", "pipelineBindPoint");
+        }
+        if (u2 !== seen2 || rt.endings !== seenAt2) {
+          if (rt.ended.has(u2)) rt.gone(u2, "vkCmdSetDescriptorBufferOffsetsEXT", "layout");
+          seen2 = u2;
+          seenAt2 = rt.endings;
         }
         const a2 = u2;
         let a3 = u3;
@@ -8954,6 +9509,7 @@ export function commands() {
   /** `vkCmdSetEvent`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdSetEvent(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function cmdSetEvent(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCmdSetEvent", "commandBuffer");
@@ -8961,6 +9517,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
+      if (u1 !== seen1 || rt.endings !== seenAt1) {
+        if (rt.ended.has(u1)) rt.gone(u1, "vkCmdSetEvent", "event");
+        seen1 = u1;
+        seenAt1 = rt.endings;
+      }
       const a1 = u1;
       let a2 = u2 ?? 0;
       if (typeof a2 !== "number" || a2 >>> 0 !== a2) a2 = rt.integer(a2, "u32", "vkCmdSetEvent", "stageMask");
@@ -8974,6 +9535,7 @@ export function commands() {
     const E0 = rt.entry("VkDependencyInfo");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function cmdSetEvent2(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, called, "commandBuffer");
@@ -8983,6 +9545,11 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, called, "event");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         let a2;
         if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
@@ -10804,6 +11371,10 @@ export function commands() {
   /** `vkCmdTraceRaysNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdTraceRaysNV(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
+    let seen3 = null, seenAt3 = -1;
+    let seen6 = null, seenAt6 = -1;
+    let seen9 = null, seenAt9 = -1;
     return function cmdTraceRaysNV(u0, u1, u2, u3, u4, u5, u6, u7, u8, u9, u10, u11, u12, u13, u14) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCmdTraceRaysNV", "commandBuffer");
@@ -10811,10 +11382,20 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
+      if (u1 !== seen1 || rt.endings !== seenAt1) {
+        if (rt.ended.has(u1)) rt.gone(u1, "vkCmdTraceRaysNV", "raygenShaderBindingTableBuffer");
+        seen1 = u1;
+        seenAt1 = rt.endings;
+      }
       const a1 = u1;
       const a2 = typeof u2 === "bigint"
         ? u2
         : rt.wide(u2, false, "vkCmdTraceRaysNV", "raygenShaderBindingOffset");
+      if (u3 !== seen3 || rt.endings !== seenAt3) {
+        if (rt.ended.has(u3)) rt.gone(u3, "vkCmdTraceRaysNV", "missShaderBindingTableBuffer");
+        seen3 = u3;
+        seenAt3 = rt.endings;
+      }
       const a3 = u3 ?? null;
       const a4 = typeof u4 === "bigint"
         ? u4
@@ -10822,6 +11403,11 @@ export function commands() {
       const a5 = typeof u5 === "bigint"
         ? u5
         : rt.wide(u5, false, "vkCmdTraceRaysNV", "missShaderBindingStride");
+      if (u6 !== seen6 || rt.endings !== seenAt6) {
+        if (rt.ended.has(u6)) rt.gone(u6, "vkCmdTraceRaysNV", "hitShaderBindingTableBuffer");
+        seen6 = u6;
+        seenAt6 = rt.endings;
+      }
       const a6 = u6 ?? null;
       const a7 = typeof u7 === "bigint"
         ? u7
@@ -10829,6 +11415,11 @@ export function commands() {
       const a8 = typeof u8 === "bigint"
         ? u8
         : rt.wide(u8, false, "vkCmdTraceRaysNV", "hitShaderBindingStride");
+      if (u9 !== seen9 || rt.endings !== seenAt9) {
+        if (rt.ended.has(u9)) rt.gone(u9, "vkCmdTraceRaysNV", "callableShaderBindingTableBuffer");
+        seen9 = u9;
+        seenAt9 = rt.endings;
+      }
       const a9 = u9 ?? null;
       const a10 = typeof u10 === "bigint"
         ? u10
@@ -10856,6 +11447,7 @@ export function commands() {
   /** `vkCmdUpdateBuffer`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdUpdateBuffer(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function cmdUpdateBuffer(u0, u1, u2, u3) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCmdUpdateBuffer", "commandBuffer");
@@ -10865,6 +11457,11 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkCmdUpdateBuffer", "dstBuffer");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, "vkCmdUpdateBuffer", "dstOffset");
         let a4;
@@ -10952,6 +11549,7 @@ export function commands() {
   /** `vkCmdUpdatePipelineIndirectBufferNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdUpdatePipelineIndirectBufferNV(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen2 = null, seenAt2 = -1;
     return function cmdUpdatePipelineIndirectBufferNV(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCmdUpdatePipelineIndirectBufferNV", "commandBuffer");
@@ -10962,6 +11560,11 @@ export function commands() {
       let a1 = u1;
       if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
         a1 = rt.integer(a1, "u32", "vkCmdUpdatePipelineIndirectBufferNV", "pipelineBindPoint");
+      }
+      if (u2 !== seen2 || rt.endings !== seenAt2) {
+        if (rt.ended.has(u2)) rt.gone(u2, "vkCmdUpdatePipelineIndirectBufferNV", "pipeline");
+        seen2 = u2;
+        seenAt2 = rt.endings;
       }
       const a2 = u2;
       check(a0, a1, a2);
@@ -10978,6 +11581,7 @@ export function commands() {
     const E2 = rt.entry("VkImageMemoryBarrier");
     const W2 = E2[0];
     let passed = null, passedAt = -1;
+    let seen2 = null, seenAt2 = -1;
     return function cmdWaitEvents(u0, u1, u2, u3, u4, u5, u6) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCmdWaitEvents", "commandBuffer");
@@ -10992,6 +11596,11 @@ export function commands() {
           Array.isArray(u1) && u1.length === 1 && typeof (e2 = u1[0]) === "object" && e2 !== null &&
           !(e2 instanceof Object) && m.top + 16 <= m.size
         ) {
+          if (e2 !== seen2 || rt.endings !== seenAt2) {
+            if (rt.ended.has(e2)) rt.gone(e2, "vkCmdWaitEvents", "pEvents[0]");
+            seen2 = e2;
+            seenAt2 = rt.endings;
+          }
           const c = m.alloc(8, 8);
           m.u64[c >> 3] = rt.address(e2);
           a2 = m.at(c);
@@ -11121,6 +11730,7 @@ export function commands() {
     const E0 = rt.entry("VkDependencyInfo");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
+    let seen2 = null, seenAt2 = -1;
     return function cmdWaitEvents2(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, called, "commandBuffer");
@@ -11135,6 +11745,11 @@ export function commands() {
           Array.isArray(u1) && u1.length === 1 && typeof (e2 = u1[0]) === "object" && e2 !== null &&
           !(e2 instanceof Object) && m.top + 16 <= m.size
         ) {
+          if (e2 !== seen2 || rt.endings !== seenAt2) {
+            if (rt.ended.has(e2)) rt.gone(e2, called, "pEvents[0]");
+            seen2 = e2;
+            seenAt2 = rt.endings;
+          }
           const c = m.alloc(8, 8);
           m.u64[c >> 3] = rt.address(e2);
           a2 = m.at(c);
@@ -11169,6 +11784,8 @@ export function commands() {
   /** `vkCmdWriteAccelerationStructuresPropertiesKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdWriteAccelerationStructuresPropertiesKHR(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen2 = null, seenAt2 = -1;
+    let seen4 = null, seenAt4 = -1;
     return function cmdWriteAccelerationStructuresPropertiesKHR(u0, u1, u2, u3, u4) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCmdWriteAccelerationStructuresPropertiesKHR", "commandBuffer");
@@ -11183,6 +11800,13 @@ export function commands() {
           Array.isArray(u1) && u1.length === 1 && typeof (e2 = u1[0]) === "object" && e2 !== null &&
           !(e2 instanceof Object) && m.top + 16 <= m.size
         ) {
+          if (e2 !== seen2 || rt.endings !== seenAt2) {
+            if (rt.ended.has(e2)) {
+              rt.gone(e2, "vkCmdWriteAccelerationStructuresPropertiesKHR", "pAccelerationStructures[0]");
+            }
+            seen2 = e2;
+            seenAt2 = rt.endings;
+          }
           const c = m.alloc(8, 8);
           m.u64[c >> 3] = rt.address(e2);
           a2 = m.at(c);
@@ -11198,6 +11822,11 @@ export function commands() {
         let a3 = u2;
         if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
           a3 = rt.integer(a3, "u32", "vkCmdWriteAccelerationStructuresPropertiesKHR", "queryType");
+        }
+        if (u3 !== seen4 || rt.endings !== seenAt4) {
+          if (rt.ended.has(u3)) rt.gone(u3, "vkCmdWriteAccelerationStructuresPropertiesKHR", "queryPool");
+          seen4 = u3;
+          seenAt4 = rt.endings;
         }
         const a4 = u3;
         let a5 = u4;
@@ -11219,6 +11848,8 @@ export function commands() {
   /** `vkCmdWriteAccelerationStructuresPropertiesNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdWriteAccelerationStructuresPropertiesNV(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen2 = null, seenAt2 = -1;
+    let seen4 = null, seenAt4 = -1;
     return function cmdWriteAccelerationStructuresPropertiesNV(u0, u1, u2, u3, u4) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCmdWriteAccelerationStructuresPropertiesNV", "commandBuffer");
@@ -11233,6 +11864,13 @@ export function commands() {
           Array.isArray(u1) && u1.length === 1 && typeof (e2 = u1[0]) === "object" && e2 !== null &&
           !(e2 instanceof Object) && m.top + 16 <= m.size
         ) {
+          if (e2 !== seen2 || rt.endings !== seenAt2) {
+            if (rt.ended.has(e2)) {
+              rt.gone(e2, "vkCmdWriteAccelerationStructuresPropertiesNV", "pAccelerationStructures[0]");
+            }
+            seen2 = e2;
+            seenAt2 = rt.endings;
+          }
           const c = m.alloc(8, 8);
           m.u64[c >> 3] = rt.address(e2);
           a2 = m.at(c);
@@ -11248,6 +11886,11 @@ export function commands() {
         let a3 = u2;
         if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
           a3 = rt.integer(a3, "u32", "vkCmdWriteAccelerationStructuresPropertiesNV", "queryType");
+        }
+        if (u3 !== seen4 || rt.endings !== seenAt4) {
+          if (rt.ended.has(u3)) rt.gone(u3, "vkCmdWriteAccelerationStructuresPropertiesNV", "queryPool");
+          seen4 = u3;
+          seenAt4 = rt.endings;
         }
         const a4 = u3;
         let a5 = u4;
@@ -11269,6 +11912,7 @@ export function commands() {
   /** `vkCmdWriteBufferMarker2AMD`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdWriteBufferMarker2AMD(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen2 = null, seenAt2 = -1;
     return function cmdWriteBufferMarker2AMD(u0, u1, u2, u3, u4) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCmdWriteBufferMarker2AMD", "commandBuffer");
@@ -11277,6 +11921,11 @@ export function commands() {
       }
       const a0 = u0;
       const a1 = u1 ?? 0n;
+      if (u2 !== seen2 || rt.endings !== seenAt2) {
+        if (rt.ended.has(u2)) rt.gone(u2, "vkCmdWriteBufferMarker2AMD", "dstBuffer");
+        seen2 = u2;
+        seenAt2 = rt.endings;
+      }
       const a2 = u2;
       const a3 = typeof u3 === "bigint" ? u3 : rt.wide(u3, false, "vkCmdWriteBufferMarker2AMD", "dstOffset");
       let a4 = u4;
@@ -11291,6 +11940,7 @@ export function commands() {
   /** `vkCmdWriteBufferMarkerAMD`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdWriteBufferMarkerAMD(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen2 = null, seenAt2 = -1;
     return function cmdWriteBufferMarkerAMD(u0, u1, u2, u3, u4) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCmdWriteBufferMarkerAMD", "commandBuffer");
@@ -11301,6 +11951,11 @@ export function commands() {
       let a1 = u1 ?? 0;
       if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
         a1 = rt.integer(a1, "u32", "vkCmdWriteBufferMarkerAMD", "pipelineStage");
+      }
+      if (u2 !== seen2 || rt.endings !== seenAt2) {
+        if (rt.ended.has(u2)) rt.gone(u2, "vkCmdWriteBufferMarkerAMD", "dstBuffer");
+        seen2 = u2;
+        seenAt2 = rt.endings;
       }
       const a2 = u2;
       const a3 = typeof u3 === "bigint" ? u3 : rt.wide(u3, false, "vkCmdWriteBufferMarkerAMD", "dstOffset");
@@ -11366,6 +12021,8 @@ export function commands() {
   /** `vkCmdWriteMicromapsPropertiesEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdWriteMicromapsPropertiesEXT(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen2 = null, seenAt2 = -1;
+    let seen4 = null, seenAt4 = -1;
     return function cmdWriteMicromapsPropertiesEXT(u0, u1, u2, u3, u4) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCmdWriteMicromapsPropertiesEXT", "commandBuffer");
@@ -11380,6 +12037,11 @@ export function commands() {
           Array.isArray(u1) && u1.length === 1 && typeof (e2 = u1[0]) === "object" && e2 !== null &&
           !(e2 instanceof Object) && m.top + 16 <= m.size
         ) {
+          if (e2 !== seen2 || rt.endings !== seenAt2) {
+            if (rt.ended.has(e2)) rt.gone(e2, "vkCmdWriteMicromapsPropertiesEXT", "pMicromaps[0]");
+            seen2 = e2;
+            seenAt2 = rt.endings;
+          }
           const c = m.alloc(8, 8);
           m.u64[c >> 3] = rt.address(e2);
           a2 = m.at(c);
@@ -11395,6 +12057,11 @@ export function commands() {
         let a3 = u2;
         if (typeof a3 !== "number" || a3 >>> 0 !== a3) {
           a3 = rt.integer(a3, "u32", "vkCmdWriteMicromapsPropertiesEXT", "queryType");
+        }
+        if (u3 !== seen4 || rt.endings !== seenAt4) {
+          if (rt.ended.has(u3)) rt.gone(u3, "vkCmdWriteMicromapsPropertiesEXT", "queryPool");
+          seen4 = u3;
+          seenAt4 = rt.endings;
         }
         const a4 = u3;
         let a5 = u4;
@@ -11416,6 +12083,7 @@ export function commands() {
   /** `vkCmdWriteTimestamp`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdWriteTimestamp(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen2 = null, seenAt2 = -1;
     return function cmdWriteTimestamp(u0, u1, u2, u3) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCmdWriteTimestamp", "commandBuffer");
@@ -11426,6 +12094,11 @@ export function commands() {
       let a1 = u1;
       if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
         a1 = rt.integer(a1, "u32", "vkCmdWriteTimestamp", "pipelineStage");
+      }
+      if (u2 !== seen2 || rt.endings !== seenAt2) {
+        if (rt.ended.has(u2)) rt.gone(u2, "vkCmdWriteTimestamp", "queryPool");
+        seen2 = u2;
+        seenAt2 = rt.endings;
       }
       const a2 = u2;
       let a3 = u3;
@@ -11440,6 +12113,7 @@ export function commands() {
   /** `vkCmdWriteTimestamp2`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function cmdWriteTimestamp2(rt, fn, _owner, check, called) {
     let passed = null, passedAt = -1;
+    let seen2 = null, seenAt2 = -1;
     return function cmdWriteTimestamp2(u0, u1, u2, u3) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, called, "commandBuffer");
@@ -11448,6 +12122,11 @@ export function commands() {
       }
       const a0 = u0;
       const a1 = u1 ?? 0n;
+      if (u2 !== seen2 || rt.endings !== seenAt2) {
+        if (rt.ended.has(u2)) rt.gone(u2, called, "queryPool");
+        seen2 = u2;
+        seenAt2 = rt.endings;
+      }
       const a2 = u2;
       let a3 = u3;
       if (typeof a3 !== "number" || a3 >>> 0 !== a3) a3 = rt.integer(a3, "u32", called, "query");
@@ -11459,6 +12138,7 @@ export function commands() {
   /** `vkCompileDeferredNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function compileDeferredNV(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function compileDeferredNV(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCompileDeferredNV", "device");
@@ -11466,6 +12146,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
+      if (u1 !== seen1 || rt.endings !== seenAt1) {
+        if (rt.ended.has(u1)) rt.gone(u1, "vkCompileDeferredNV", "pipeline");
+        seen1 = u1;
+        seenAt1 = rt.endings;
+      }
       const a1 = u1;
       let a2 = u2;
       if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
@@ -11534,6 +12219,7 @@ export function commands() {
     const E0 = rt.entry("VkCopyAccelerationStructureInfoKHR");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function copyAccelerationStructureKHR(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCopyAccelerationStructureKHR", "device");
@@ -11543,6 +12229,11 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkCopyAccelerationStructureKHR", "deferredOperation");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1 ?? null;
         let a2;
         if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
@@ -11593,6 +12284,7 @@ export function commands() {
     const E0 = rt.entry("VkCopyAccelerationStructureToMemoryInfoKHR");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function copyAccelerationStructureToMemoryKHR(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCopyAccelerationStructureToMemoryKHR", "device");
@@ -11602,6 +12294,11 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkCopyAccelerationStructureToMemoryKHR", "deferredOperation");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1 ?? null;
         let a2;
         if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
@@ -11720,6 +12417,7 @@ export function commands() {
     const E0 = rt.entry("VkCopyMemoryToAccelerationStructureInfoKHR");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function copyMemoryToAccelerationStructureKHR(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCopyMemoryToAccelerationStructureKHR", "device");
@@ -11729,6 +12427,11 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkCopyMemoryToAccelerationStructureKHR", "deferredOperation");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1 ?? null;
         let a2;
         if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
@@ -11813,6 +12516,7 @@ export function commands() {
     const E0 = rt.entry("VkCopyMemoryToMicromapInfoEXT");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function copyMemoryToMicromapEXT(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCopyMemoryToMicromapEXT", "device");
@@ -11822,6 +12526,11 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkCopyMemoryToMicromapEXT", "deferredOperation");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1 ?? null;
         let a2;
         if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
@@ -11872,6 +12581,7 @@ export function commands() {
     const E0 = rt.entry("VkCopyMicromapInfoEXT");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function copyMicromapEXT(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCopyMicromapEXT", "device");
@@ -11881,6 +12591,11 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkCopyMicromapEXT", "deferredOperation");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1 ?? null;
         let a2;
         if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
@@ -11914,6 +12629,7 @@ export function commands() {
     const E0 = rt.entry("VkCopyMicromapToMemoryInfoEXT");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function copyMicromapToMemoryEXT(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCopyMicromapToMemoryEXT", "device");
@@ -11923,6 +12639,11 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkCopyMicromapToMemoryEXT", "deferredOperation");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1 ?? null;
         let a2;
         if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
@@ -12387,6 +13108,7 @@ export function commands() {
     const E0 = rt.entry("VkComputePipelineCreateInfo");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function createComputePipelines(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCreateComputePipelines", "device");
@@ -12396,6 +13118,11 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkCreateComputePipelines", "pipelineCache");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1 ?? null;
         let e3;
         let a3;
@@ -12736,6 +13463,8 @@ export function commands() {
     const E0 = rt.entry("VkDataGraphPipelineCreateInfoARM");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
+    let seen2 = null, seenAt2 = -1;
     return function createDataGraphPipelinesARM(u0, u1, u2, u3) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCreateDataGraphPipelinesARM", "device");
@@ -12745,7 +13474,17 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkCreateDataGraphPipelinesARM", "deferredOperation");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1 ?? null;
+        if (u2 !== seen2 || rt.endings !== seenAt2) {
+          if (rt.ended.has(u2)) rt.gone(u2, "vkCreateDataGraphPipelinesARM", "pipelineCache");
+          seen2 = u2;
+          seenAt2 = rt.endings;
+        }
         const a2 = u2 ?? null;
         let e4;
         let a4;
@@ -13195,6 +13934,7 @@ export function commands() {
     const E0 = rt.entry("VkDisplayModeCreateInfoKHR");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function createDisplayModeKHR(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCreateDisplayModeKHR", "physicalDevice");
@@ -13204,6 +13944,11 @@ export function commands() {
       const m = rt.enter(8);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkCreateDisplayModeKHR", "display");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         let a2;
         if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
@@ -13344,6 +14089,7 @@ export function commands() {
     const E0 = rt.entry("VkExecutionGraphPipelineCreateInfoAMDX");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function createExecutionGraphPipelinesAMDX(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCreateExecutionGraphPipelinesAMDX", "device");
@@ -13353,6 +14099,11 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkCreateExecutionGraphPipelinesAMDX", "pipelineCache");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1 ?? null;
         let e3;
         let a3;
@@ -13621,6 +14372,7 @@ export function commands() {
     const E0 = rt.entry("VkGraphicsPipelineCreateInfo");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function createGraphicsPipelines(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCreateGraphicsPipelines", "device");
@@ -13630,6 +14382,11 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkCreateGraphicsPipelines", "pipelineCache");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1 ?? null;
         let e3;
         let a3;
@@ -14603,6 +15360,8 @@ export function commands() {
     const E0 = rt.entry("VkRayTracingPipelineCreateInfoKHR");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
+    let seen2 = null, seenAt2 = -1;
     return function createRayTracingPipelinesKHR(u0, u1, u2, u3) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCreateRayTracingPipelinesKHR", "device");
@@ -14612,7 +15371,17 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkCreateRayTracingPipelinesKHR", "deferredOperation");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1 ?? null;
+        if (u2 !== seen2 || rt.endings !== seenAt2) {
+          if (rt.ended.has(u2)) rt.gone(u2, "vkCreateRayTracingPipelinesKHR", "pipelineCache");
+          seen2 = u2;
+          seenAt2 = rt.endings;
+        }
         const a2 = u2 ?? null;
         let e4;
         let a4;
@@ -14682,6 +15451,7 @@ export function commands() {
     const E0 = rt.entry("VkRayTracingPipelineCreateInfoNV");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function createRayTracingPipelinesNV(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkCreateRayTracingPipelinesNV", "device");
@@ -14691,6 +15461,11 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkCreateRayTracingPipelinesNV", "pipelineCache");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1 ?? null;
         let e3;
         let a3;
@@ -16138,6 +16913,7 @@ export function commands() {
   /** `vkDeferredOperationJoinKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function deferredOperationJoinKHR(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function deferredOperationJoinKHR(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkDeferredOperationJoinKHR", "device");
@@ -16145,6 +16921,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
+      if (u1 !== seen1 || rt.endings !== seenAt1) {
+        if (rt.ended.has(u1)) rt.gone(u1, "vkDeferredOperationJoinKHR", "operation");
+        seen1 = u1;
+        seenAt1 = rt.endings;
+      }
       const a1 = u1;
       check(a0, a1);
       const r = fn(a0, a1);
@@ -17045,6 +17826,7 @@ export function commands() {
     const E0 = rt.entry("VkDisplayPowerInfoEXT");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function displayPowerControlEXT(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkDisplayPowerControlEXT", "device");
@@ -17054,6 +17836,11 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkDisplayPowerControlEXT", "display");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         let a2;
         if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
@@ -17610,6 +18397,7 @@ export function commands() {
   /** `vkFreeCommandBuffers`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function freeCommandBuffers(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     let seen3 = null, seenAt3 = -1;
     return function freeCommandBuffers(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
@@ -17620,6 +18408,11 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkFreeCommandBuffers", "commandPool");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         let a3, e3;
         if (
@@ -17642,7 +18435,6 @@ export function commands() {
             "vkFreeCommandBuffers",
             "pCommandBuffers",
             true,
-            true,
           );}
         const n2_0 = Array.isArray(u2)
           ? u2.length
@@ -17659,6 +18451,7 @@ export function commands() {
   /** `vkFreeDescriptorSets`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function freeDescriptorSets(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     let seen3 = null, seenAt3 = -1;
     return function freeDescriptorSets(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
@@ -17669,6 +18462,11 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkFreeDescriptorSets", "descriptorPool");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         let a3, e3;
         if (
@@ -17690,7 +18488,6 @@ export function commands() {
             false,
             "vkFreeDescriptorSets",
             "pDescriptorSets",
-            true,
             true,
           );}
         const n2_0 = Array.isArray(u2)
@@ -17857,6 +18654,7 @@ export function commands() {
   /** `vkGetAccelerationStructureHandleNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getAccelerationStructureHandleNV(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function getAccelerationStructureHandleNV(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkGetAccelerationStructureHandleNV", "device");
@@ -17866,6 +18664,11 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkGetAccelerationStructureHandleNV", "accelerationStructure");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         const b3 = rt.buffer(m, u2, false, "vkGetAccelerationStructureHandleNV", "pData");
         const a3 = b3 === null ? null : m.pointer(b3);
@@ -18030,6 +18833,7 @@ export function commands() {
   function getBufferCollectionPropertiesFUCHSIA(rt, fn, _owner, check) {
     const E0 = rt.entry("VkBufferCollectionPropertiesFUCHSIA");
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function getBufferCollectionPropertiesFUCHSIA(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkGetBufferCollectionPropertiesFUCHSIA", "device");
@@ -18039,6 +18843,11 @@ export function commands() {
       const m = rt.enter(104);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkGetBufferCollectionPropertiesFUCHSIA", "collection");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         rt.outStruct(
           m,
@@ -18098,6 +18907,7 @@ export function commands() {
   function getBufferMemoryRequirements(rt, fn, _owner, check) {
     const E0 = rt.entry("VkMemoryRequirements");
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function getBufferMemoryRequirements(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkGetBufferMemoryRequirements", "device");
@@ -18107,6 +18917,11 @@ export function commands() {
       const m = rt.enter(24);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkGetBufferMemoryRequirements", "buffer");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         rt.outStruct(m, E0, "VkMemoryRequirements", 0, null, "vkGetBufferMemoryRequirements");
         const a2 = m.at(0);
@@ -18365,6 +19180,7 @@ export function commands() {
   /** `vkGetCudaModuleCacheNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getCudaModuleCacheNV(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function getCudaModuleCacheNV(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkGetCudaModuleCacheNV", "device");
@@ -18374,6 +19190,11 @@ export function commands() {
       const m = rt.enter(8);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkGetCudaModuleCacheNV", "module");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         const a2 = m.at(0);
         let r, a3, o3;
@@ -18677,6 +19498,7 @@ export function commands() {
   /** `vkGetDeferredOperationMaxConcurrencyKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getDeferredOperationMaxConcurrencyKHR(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function getDeferredOperationMaxConcurrencyKHR(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeferredOperationMaxConcurrencyKHR", "device");
@@ -18684,6 +19506,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
+      if (u1 !== seen1 || rt.endings !== seenAt1) {
+        if (rt.ended.has(u1)) rt.gone(u1, "vkGetDeferredOperationMaxConcurrencyKHR", "operation");
+        seen1 = u1;
+        seenAt1 = rt.endings;
+      }
       const a1 = u1;
       check(a0, a1);
       const r = fn(a0, a1);
@@ -18694,6 +19521,7 @@ export function commands() {
   /** `vkGetDeferredOperationResultKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getDeferredOperationResultKHR(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function getDeferredOperationResultKHR(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeferredOperationResultKHR", "device");
@@ -18701,6 +19529,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
+      if (u1 !== seen1 || rt.endings !== seenAt1) {
+        if (rt.ended.has(u1)) rt.gone(u1, "vkGetDeferredOperationResultKHR", "operation");
+        seen1 = u1;
+        seenAt1 = rt.endings;
+      }
       const a1 = u1;
       check(a0, a1);
       const r = fn(a0, a1);
@@ -18769,6 +19602,7 @@ export function commands() {
   /** `vkGetDescriptorSetHostMappingVALVE`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getDescriptorSetHostMappingVALVE(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function getDescriptorSetHostMappingVALVE(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkGetDescriptorSetHostMappingVALVE", "device");
@@ -18778,7 +19612,11 @@ export function commands() {
       const m = rt.enter(8);
       try {
         const a0 = u0;
-        if (rt.ended.has(u1)) rt.gone(u1, "vkGetDescriptorSetHostMappingVALVE", "descriptorSet");
+        if (u1 !== seen1 || rt.epoch !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkGetDescriptorSetHostMappingVALVE", "descriptorSet");
+          seen1 = u1;
+          seenAt1 = rt.epoch;
+        }
         const a1 = u1;
         const a2 = m.at(0);
         check(a0, a1, a2);
@@ -18794,6 +19632,7 @@ export function commands() {
   /** `vkGetDescriptorSetLayoutBindingOffsetEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getDescriptorSetLayoutBindingOffsetEXT(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function getDescriptorSetLayoutBindingOffsetEXT(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkGetDescriptorSetLayoutBindingOffsetEXT", "device");
@@ -18803,6 +19642,11 @@ export function commands() {
       const m = rt.enter(8);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkGetDescriptorSetLayoutBindingOffsetEXT", "layout");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         let a2 = u2;
         if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
@@ -18884,6 +19728,7 @@ export function commands() {
   /** `vkGetDescriptorSetLayoutSizeEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getDescriptorSetLayoutSizeEXT(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function getDescriptorSetLayoutSizeEXT(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkGetDescriptorSetLayoutSizeEXT", "device");
@@ -18893,6 +19738,11 @@ export function commands() {
       const m = rt.enter(8);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkGetDescriptorSetLayoutSizeEXT", "layout");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         const a2 = m.at(0);
         check(a0, a1, a2);
@@ -19280,6 +20130,7 @@ export function commands() {
   /** `vkGetDeviceGroupSurfacePresentModesKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getDeviceGroupSurfacePresentModesKHR(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function getDeviceGroupSurfacePresentModesKHR(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeviceGroupSurfacePresentModesKHR", "device");
@@ -19289,6 +20140,11 @@ export function commands() {
       const m = rt.enter(8);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkGetDeviceGroupSurfacePresentModesKHR", "surface");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         const a2 = m.at(0);
         check(a0, a1, a2);
@@ -19435,6 +20291,7 @@ export function commands() {
   /** `vkGetDeviceMemoryCommitment`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getDeviceMemoryCommitment(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function getDeviceMemoryCommitment(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeviceMemoryCommitment", "device");
@@ -19444,6 +20301,11 @@ export function commands() {
       const m = rt.enter(8);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkGetDeviceMemoryCommitment", "memory");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         const a2 = m.at(0);
         check(a0, a1, a2);
@@ -19635,6 +20497,7 @@ export function commands() {
   /** `vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getDeviceSubpassShadingMaxWorkgroupSizeHUAWEI(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function getDeviceSubpassShadingMaxWorkgroupSizeHUAWEI(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI", "device");
@@ -19642,6 +20505,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
+      if (u1 !== seen1 || rt.endings !== seenAt1) {
+        if (rt.ended.has(u1)) rt.gone(u1, "vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI", "renderpass");
+        seen1 = u1;
+        seenAt1 = rt.endings;
+      }
       const a1 = u1;
       const a2 = u2 ?? null;
       check(a0, a1, a2);
@@ -19708,6 +20576,7 @@ export function commands() {
   /** `vkGetDisplayModeProperties2KHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getDisplayModeProperties2KHR(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function getDisplayModeProperties2KHR(u0, u1, c3) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkGetDisplayModeProperties2KHR", "physicalDevice");
@@ -19717,6 +20586,11 @@ export function commands() {
       const m = rt.enter(8);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkGetDisplayModeProperties2KHR", "display");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         const l3 = rt.links(c3, "vkGetDisplayModeProperties2KHR");
         const a2 = m.at(0);
@@ -19752,6 +20626,7 @@ export function commands() {
   /** `vkGetDisplayModePropertiesKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getDisplayModePropertiesKHR(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function getDisplayModePropertiesKHR(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkGetDisplayModePropertiesKHR", "physicalDevice");
@@ -19761,6 +20636,11 @@ export function commands() {
       const m = rt.enter(8);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkGetDisplayModePropertiesKHR", "display");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         const a2 = m.at(0);
         let r, a3, o3;
@@ -19852,6 +20732,7 @@ export function commands() {
   function getDisplayPlaneCapabilitiesKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkDisplayPlaneCapabilitiesKHR");
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function getDisplayPlaneCapabilitiesKHR(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkGetDisplayPlaneCapabilitiesKHR", "physicalDevice");
@@ -19861,6 +20742,11 @@ export function commands() {
       const m = rt.enter(72);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkGetDisplayPlaneCapabilitiesKHR", "mode");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         let a2 = u2;
         if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
@@ -20099,6 +20985,7 @@ export function commands() {
   /** `vkGetEventStatus`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getEventStatus(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function getEventStatus(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkGetEventStatus", "device");
@@ -20106,6 +20993,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
+      if (u1 !== seen1 || rt.endings !== seenAt1) {
+        if (rt.ended.has(u1)) rt.gone(u1, "vkGetEventStatus", "event");
+        seen1 = u1;
+        seenAt1 = rt.endings;
+      }
       const a1 = u1;
       check(a0, a1);
       const r = fn(a0, a1);
@@ -20119,6 +21011,7 @@ export function commands() {
     const E0 = rt.entry("VkPipelineShaderStageNodeCreateInfoAMDX");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function getExecutionGraphPipelineNodeIndexAMDX(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkGetExecutionGraphPipelineNodeIndexAMDX", "device");
@@ -20128,6 +21021,11 @@ export function commands() {
       const m = rt.enter(8);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkGetExecutionGraphPipelineNodeIndexAMDX", "executionGraph");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         let a2;
         if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
@@ -20173,6 +21071,7 @@ export function commands() {
   function getExecutionGraphPipelineScratchSizeAMDX(rt, fn, _owner, check) {
     const E0 = rt.entry("VkExecutionGraphPipelineScratchSizeAMDX");
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function getExecutionGraphPipelineScratchSizeAMDX(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkGetExecutionGraphPipelineScratchSizeAMDX", "device");
@@ -20182,6 +21081,11 @@ export function commands() {
       const m = rt.enter(40);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkGetExecutionGraphPipelineScratchSizeAMDX", "executionGraph");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         rt.outStruct(
           m,
@@ -20206,9 +21110,15 @@ export function commands() {
   /** `vkGetExternalComputeQueueDataNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getExternalComputeQueueDataNV(rt, fn, _owner, check) {
     const E0 = rt.entry("VkExternalComputeQueueDataParamsNV");
+    let seen0 = null, seenAt0 = -1;
     return function getExternalComputeQueueDataNV(u0, u1) {
       const m = rt.enter(24);
       try {
+        if (u0 !== seen0 || rt.endings !== seenAt0) {
+          if (rt.ended.has(u0)) rt.gone(u0, "vkGetExternalComputeQueueDataNV", "externalQueue");
+          seen0 = u0;
+          seenAt0 = rt.endings;
+        }
         const a0 = u0;
         rt.outStruct(m, E0, "VkExternalComputeQueueDataParamsNV", 0, null, "vkGetExternalComputeQueueDataNV");
         const a1 = m.at(0);
@@ -20263,6 +21173,7 @@ export function commands() {
   /** `vkGetFenceStatus`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getFenceStatus(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function getFenceStatus(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkGetFenceStatus", "device");
@@ -20270,6 +21181,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
+      if (u1 !== seen1 || rt.endings !== seenAt1) {
+        if (rt.ended.has(u1)) rt.gone(u1, "vkGetFenceStatus", "fence");
+        seen1 = u1;
+        seenAt1 = rt.endings;
+      }
       const a1 = u1;
       check(a0, a1);
       const r = fn(a0, a1);
@@ -20335,6 +21251,7 @@ export function commands() {
   /** `vkGetFramebufferTilePropertiesQCOM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getFramebufferTilePropertiesQCOM(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function getFramebufferTilePropertiesQCOM(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkGetFramebufferTilePropertiesQCOM", "device");
@@ -20344,6 +21261,11 @@ export function commands() {
       const m = rt.enter(8);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkGetFramebufferTilePropertiesQCOM", "framebuffer");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         const a2 = m.at(0);
         let r, a3, o3;
@@ -20514,6 +21436,7 @@ export function commands() {
   /** `vkGetGpaSessionResultsAMD`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getGpaSessionResultsAMD(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function getGpaSessionResultsAMD(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkGetGpaSessionResultsAMD", "device");
@@ -20523,6 +21446,11 @@ export function commands() {
       const m = rt.enter(8);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkGetGpaSessionResultsAMD", "gpaSession");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         let a2 = u2;
         if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
@@ -20561,6 +21489,7 @@ export function commands() {
   /** `vkGetGpaSessionStatusAMD`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getGpaSessionStatusAMD(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function getGpaSessionStatusAMD(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkGetGpaSessionStatusAMD", "device");
@@ -20568,6 +21497,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
+      if (u1 !== seen1 || rt.endings !== seenAt1) {
+        if (rt.ended.has(u1)) rt.gone(u1, "vkGetGpaSessionStatusAMD", "gpaSession");
+        seen1 = u1;
+        seenAt1 = rt.endings;
+      }
       const a1 = u1;
       check(a0, a1);
       const r = fn(a0, a1);
@@ -20579,6 +21513,7 @@ export function commands() {
   function getImageDrmFormatModifierPropertiesEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkImageDrmFormatModifierPropertiesEXT");
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function getImageDrmFormatModifierPropertiesEXT(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkGetImageDrmFormatModifierPropertiesEXT", "device");
@@ -20588,6 +21523,11 @@ export function commands() {
       const m = rt.enter(24);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkGetImageDrmFormatModifierPropertiesEXT", "image");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         rt.outStruct(
           m,
@@ -20613,6 +21553,7 @@ export function commands() {
   function getImageMemoryRequirements(rt, fn, _owner, check) {
     const E0 = rt.entry("VkMemoryRequirements");
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function getImageMemoryRequirements(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkGetImageMemoryRequirements", "device");
@@ -20622,6 +21563,11 @@ export function commands() {
       const m = rt.enter(24);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkGetImageMemoryRequirements", "image");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         rt.outStruct(m, E0, "VkMemoryRequirements", 0, null, "vkGetImageMemoryRequirements");
         const a2 = m.at(0);
@@ -20676,6 +21622,7 @@ export function commands() {
   /** `vkGetImageOpaqueCaptureDataEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getImageOpaqueCaptureDataEXT(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen2 = null, seenAt2 = -1;
     return function getImageOpaqueCaptureDataEXT(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkGetImageOpaqueCaptureDataEXT", "device");
@@ -20690,6 +21637,11 @@ export function commands() {
           Array.isArray(u1) && u1.length === 1 && typeof (e2 = u1[0]) === "object" && e2 !== null &&
           !(e2 instanceof Object) && m.top + 16 <= m.size
         ) {
+          if (e2 !== seen2 || rt.endings !== seenAt2) {
+            if (rt.ended.has(e2)) rt.gone(e2, "vkGetImageOpaqueCaptureDataEXT", "pImages[0]");
+            seen2 = e2;
+            seenAt2 = rt.endings;
+          }
           const c = m.alloc(8, 8);
           m.u64[c >> 3] = rt.address(e2);
           a2 = m.at(c);
@@ -20767,6 +21719,7 @@ export function commands() {
   /** `vkGetImageSparseMemoryRequirements`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getImageSparseMemoryRequirements(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function getImageSparseMemoryRequirements(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkGetImageSparseMemoryRequirements", "device");
@@ -20776,6 +21729,11 @@ export function commands() {
       const m = rt.enter(8);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkGetImageSparseMemoryRequirements", "image");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         const a2 = m.at(0);
         let r, a3, o3;
@@ -20866,6 +21824,7 @@ export function commands() {
     const W0 = E0[0];
     const E1 = rt.entry("VkSubresourceLayout");
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function getImageSubresourceLayout(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkGetImageSubresourceLayout", "device");
@@ -20875,6 +21834,11 @@ export function commands() {
       const m = rt.enter(40);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkGetImageSubresourceLayout", "image");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         let a2;
         if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
@@ -20922,6 +21886,7 @@ export function commands() {
     const W0 = E0[0];
     const E1 = rt.entry("VkSubresourceLayout2");
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function getImageSubresourceLayout2(u0, u1, u2, c3) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, called, "device");
@@ -20931,6 +21896,11 @@ export function commands() {
       const m = rt.enter(56);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, called, "image");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         let a2;
         if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
@@ -20959,6 +21929,7 @@ export function commands() {
   function getImageViewAddressNVX(rt, fn, _owner, check) {
     const E0 = rt.entry("VkImageViewAddressPropertiesNVX");
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function getImageViewAddressNVX(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkGetImageViewAddressNVX", "device");
@@ -20968,6 +21939,11 @@ export function commands() {
       const m = rt.enter(32);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkGetImageViewAddressNVX", "imageView");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         rt.outStruct(m, E0, "VkImageViewAddressPropertiesNVX", 0, null, "vkGetImageViewAddressNVX");
         const a2 = m.at(0);
@@ -21178,6 +22154,7 @@ export function commands() {
   function getLatencyTimingsNV(rt, fn, _owner, check) {
     const E0 = rt.entry("VkGetLatencyMarkerInfoNV");
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function getLatencyTimingsNV(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkGetLatencyTimingsNV", "device");
@@ -21187,6 +22164,11 @@ export function commands() {
       const m = rt.enter(32);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkGetLatencyTimingsNV", "swapchain");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         rt.outStruct(m, E0, "VkGetLatencyMarkerInfoNV", 0, null, "vkGetLatencyTimingsNV");
         const a2 = m.at(0);
@@ -21626,6 +22608,7 @@ export function commands() {
   /** `vkGetMemoryWin32HandleNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getMemoryWin32HandleNV(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function getMemoryWin32HandleNV(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkGetMemoryWin32HandleNV", "device");
@@ -21635,6 +22618,11 @@ export function commands() {
       const m = rt.enter(8);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkGetMemoryWin32HandleNV", "memory");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         let a2 = u2;
         if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
@@ -22002,6 +22990,7 @@ export function commands() {
   /** `vkGetPastPresentationTimingGOOGLE`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getPastPresentationTimingGOOGLE(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function getPastPresentationTimingGOOGLE(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkGetPastPresentationTimingGOOGLE", "device");
@@ -22011,6 +23000,11 @@ export function commands() {
       const m = rt.enter(8);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkGetPastPresentationTimingGOOGLE", "swapchain");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         const a2 = m.at(0);
         let r, a3, o3;
@@ -23284,6 +24278,7 @@ export function commands() {
   /** `vkGetPhysicalDevicePresentRectanglesKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getPhysicalDevicePresentRectanglesKHR(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function getPhysicalDevicePresentRectanglesKHR(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDevicePresentRectanglesKHR", "physicalDevice");
@@ -23293,6 +24288,11 @@ export function commands() {
       const m = rt.enter(8);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkGetPhysicalDevicePresentRectanglesKHR", "surface");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         const a2 = m.at(0);
         let r, a3, o3;
@@ -24027,6 +25027,7 @@ export function commands() {
   function getPhysicalDeviceSurfaceCapabilities2EXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkSurfaceCapabilities2EXT");
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function getPhysicalDeviceSurfaceCapabilities2EXT(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceSurfaceCapabilities2EXT", "physicalDevice");
@@ -24036,6 +25037,11 @@ export function commands() {
       const m = rt.enter(72);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkGetPhysicalDeviceSurfaceCapabilities2EXT", "surface");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         rt.outStruct(
           m,
@@ -24117,6 +25123,7 @@ export function commands() {
   function getPhysicalDeviceSurfaceCapabilitiesKHR(rt, fn, _owner, check) {
     const E0 = rt.entry("VkSurfaceCapabilitiesKHR");
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function getPhysicalDeviceSurfaceCapabilitiesKHR(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceSurfaceCapabilitiesKHR", "physicalDevice");
@@ -24126,6 +25133,11 @@ export function commands() {
       const m = rt.enter(56);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkGetPhysicalDeviceSurfaceCapabilitiesKHR", "surface");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         rt.outStruct(m, E0, "VkSurfaceCapabilitiesKHR", 0, null, "vkGetPhysicalDeviceSurfaceCapabilitiesKHR");
         const a2 = m.at(0);
@@ -24216,6 +25228,7 @@ export function commands() {
   /** `vkGetPhysicalDeviceSurfaceFormatsKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getPhysicalDeviceSurfaceFormatsKHR(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function getPhysicalDeviceSurfaceFormatsKHR(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceSurfaceFormatsKHR", "physicalDevice");
@@ -24225,6 +25238,11 @@ export function commands() {
       const m = rt.enter(8);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkGetPhysicalDeviceSurfaceFormatsKHR", "surface");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1 ?? null;
         const a2 = m.at(0);
         let r, a3, o3;
@@ -24331,6 +25349,7 @@ export function commands() {
   /** `vkGetPhysicalDeviceSurfacePresentModesKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getPhysicalDeviceSurfacePresentModesKHR(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function getPhysicalDeviceSurfacePresentModesKHR(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceSurfacePresentModesKHR", "physicalDevice");
@@ -24340,6 +25359,11 @@ export function commands() {
       const m = rt.enter(8);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkGetPhysicalDeviceSurfacePresentModesKHR", "surface");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1 ?? null;
         const a2 = m.at(0);
         let r, a3, o3;
@@ -24374,6 +25398,7 @@ export function commands() {
   /** `vkGetPhysicalDeviceSurfaceSupportKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getPhysicalDeviceSurfaceSupportKHR(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen2 = null, seenAt2 = -1;
     return function getPhysicalDeviceSurfaceSupportKHR(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkGetPhysicalDeviceSurfaceSupportKHR", "physicalDevice");
@@ -24386,6 +25411,11 @@ export function commands() {
         let a1 = u1;
         if (typeof a1 !== "number" || a1 >>> 0 !== a1) {
           a1 = rt.integer(a1, "u32", "vkGetPhysicalDeviceSurfaceSupportKHR", "queueFamilyIndex");
+        }
+        if (u2 !== seen2 || rt.endings !== seenAt2) {
+          if (rt.ended.has(u2)) rt.gone(u2, "vkGetPhysicalDeviceSurfaceSupportKHR", "surface");
+          seen2 = u2;
+          seenAt2 = rt.endings;
         }
         const a2 = u2;
         const a3 = m.at(0);
@@ -24828,6 +25858,7 @@ export function commands() {
   /** `vkGetPipelineCacheData`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getPipelineCacheData(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function getPipelineCacheData(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkGetPipelineCacheData", "device");
@@ -24837,6 +25868,11 @@ export function commands() {
       const m = rt.enter(8);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkGetPipelineCacheData", "pipelineCache");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         const a2 = m.at(0);
         let r, a3, o3;
@@ -25305,6 +26341,7 @@ export function commands() {
   /** `vkGetPrivateData`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getPrivateData(rt, fn, _owner, check, called) {
     let passed = null, passedAt = -1;
+    let seen3 = null, seenAt3 = -1;
     return function getPrivateData(u0, u1, u2, u3) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, called, "device");
@@ -25317,6 +26354,11 @@ export function commands() {
         let a1 = u1;
         if (typeof a1 !== "number" || a1 >>> 0 !== a1) a1 = rt.integer(a1, "u32", called, "objectType");
         const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, called, "objectHandle");
+        if (u3 !== seen3 || rt.endings !== seenAt3) {
+          if (rt.ended.has(u3)) rt.gone(u3, called, "privateDataSlot");
+          seen3 = u3;
+          seenAt3 = rt.endings;
+        }
         const a3 = u3;
         const a4 = m.at(0);
         check(a0, a1, a2, a3, a4);
@@ -25332,6 +26374,7 @@ export function commands() {
   /** `vkGetQueryPoolResults`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getQueryPoolResults(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function getQueryPoolResults(u0, u1, u2, u3, u4, u5, u6) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkGetQueryPoolResults", "device");
@@ -25341,6 +26384,11 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkGetQueryPoolResults", "queryPool");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         let a2 = u2;
         if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
@@ -25483,6 +26531,7 @@ export function commands() {
   /** `vkGetRayTracingCaptureReplayShaderGroupHandlesKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getRayTracingCaptureReplayShaderGroupHandlesKHR(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function getRayTracingCaptureReplayShaderGroupHandlesKHR(u0, u1, u2, u3, u4) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkGetRayTracingCaptureReplayShaderGroupHandlesKHR", "device");
@@ -25492,6 +26541,11 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkGetRayTracingCaptureReplayShaderGroupHandlesKHR", "pipeline");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         let a2 = u2;
         if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
@@ -25520,6 +26574,7 @@ export function commands() {
   /** `vkGetRayTracingShaderGroupHandlesKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getRayTracingShaderGroupHandlesKHR(rt, fn, _owner, check, called) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function getRayTracingShaderGroupHandlesKHR(u0, u1, u2, u3, u4) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, called, "device");
@@ -25529,6 +26584,11 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, called, "pipeline");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         let a2 = u2;
         if (typeof a2 !== "number" || a2 >>> 0 !== a2) a2 = rt.integer(a2, "u32", called, "firstGroup");
@@ -25551,6 +26611,7 @@ export function commands() {
   /** `vkGetRayTracingShaderGroupStackSizeKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getRayTracingShaderGroupStackSizeKHR(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function getRayTracingShaderGroupStackSizeKHR(u0, u1, u2, u3) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkGetRayTracingShaderGroupStackSizeKHR", "device");
@@ -25558,6 +26619,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
+      if (u1 !== seen1 || rt.endings !== seenAt1) {
+        if (rt.ended.has(u1)) rt.gone(u1, "vkGetRayTracingShaderGroupStackSizeKHR", "pipeline");
+        seen1 = u1;
+        seenAt1 = rt.endings;
+      }
       const a1 = u1;
       let a2 = u2;
       if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
@@ -25577,6 +26643,7 @@ export function commands() {
   function getRefreshCycleDurationGOOGLE(rt, fn, _owner, check) {
     const E0 = rt.entry("VkRefreshCycleDurationGOOGLE");
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function getRefreshCycleDurationGOOGLE(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkGetRefreshCycleDurationGOOGLE", "device");
@@ -25586,6 +26653,11 @@ export function commands() {
       const m = rt.enter(8);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkGetRefreshCycleDurationGOOGLE", "swapchain");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         rt.outStruct(m, E0, "VkRefreshCycleDurationGOOGLE", 0, null, "vkGetRefreshCycleDurationGOOGLE");
         const a2 = m.at(0);
@@ -25604,6 +26676,7 @@ export function commands() {
   function getRenderAreaGranularity(rt, fn, _owner, check) {
     const E0 = rt.entry("VkExtent2D");
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function getRenderAreaGranularity(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkGetRenderAreaGranularity", "device");
@@ -25613,6 +26686,11 @@ export function commands() {
       const m = rt.enter(8);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkGetRenderAreaGranularity", "renderPass");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         rt.outStruct(m, E0, "VkExtent2D", 0, null, "vkGetRenderAreaGranularity");
         const a2 = m.at(0);
@@ -25746,6 +26824,7 @@ export function commands() {
   /** `vkGetSemaphoreCounterValue`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getSemaphoreCounterValue(rt, fn, _owner, check, called) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function getSemaphoreCounterValue(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, called, "device");
@@ -25755,6 +26834,11 @@ export function commands() {
       const m = rt.enter(8);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, called, "semaphore");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         const a2 = m.at(0);
         check(a0, a1, a2);
@@ -25933,6 +27017,7 @@ export function commands() {
   /** `vkGetShaderBinaryDataEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getShaderBinaryDataEXT(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function getShaderBinaryDataEXT(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkGetShaderBinaryDataEXT", "device");
@@ -25942,6 +27027,11 @@ export function commands() {
       const m = rt.enter(8);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkGetShaderBinaryDataEXT", "shader");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         const a2 = m.at(0);
         let r, a3, o3;
@@ -25976,6 +27066,7 @@ export function commands() {
   /** `vkGetShaderInfoAMD`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getShaderInfoAMD(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function getShaderInfoAMD(u0, u1, u2, u3) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkGetShaderInfoAMD", "device");
@@ -25985,6 +27076,11 @@ export function commands() {
       const m = rt.enter(8);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkGetShaderInfoAMD", "pipeline");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         let a2 = u2;
         if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
@@ -26027,6 +27123,7 @@ export function commands() {
   /** `vkGetShaderInstrumentationValuesARM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getShaderInstrumentationValuesARM(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function getShaderInstrumentationValuesARM(u0, u1, u2, u3) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkGetShaderInstrumentationValuesARM", "device");
@@ -26036,6 +27133,11 @@ export function commands() {
       const m = rt.enter(8);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkGetShaderInstrumentationValuesARM", "instrumentation");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         const a2 = m.at(0);
         const a3 = u2 ?? null;
@@ -26123,6 +27225,7 @@ export function commands() {
   function getShaderModuleIdentifierEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkShaderModuleIdentifierEXT");
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function getShaderModuleIdentifierEXT(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkGetShaderModuleIdentifierEXT", "device");
@@ -26132,6 +27235,11 @@ export function commands() {
       const m = rt.enter(56);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkGetShaderModuleIdentifierEXT", "shaderModule");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         rt.outStruct(m, E0, "VkShaderModuleIdentifierEXT", 0, null, "vkGetShaderModuleIdentifierEXT");
         const a2 = m.at(0);
@@ -26171,6 +27279,7 @@ export function commands() {
   /** `vkGetSwapchainCounterEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getSwapchainCounterEXT(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function getSwapchainCounterEXT(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkGetSwapchainCounterEXT", "device");
@@ -26180,6 +27289,11 @@ export function commands() {
       const m = rt.enter(8);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkGetSwapchainCounterEXT", "swapchain");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         let a2 = u2;
         if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
@@ -26200,6 +27314,7 @@ export function commands() {
   /** `vkGetSwapchainImagesKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getSwapchainImagesKHR(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function getSwapchainImagesKHR(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkGetSwapchainImagesKHR", "device");
@@ -26209,6 +27324,11 @@ export function commands() {
       const m = rt.enter(8);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkGetSwapchainImagesKHR", "swapchain");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         const a2 = m.at(0);
         let r, a3, o3;
@@ -26243,6 +27363,7 @@ export function commands() {
   /** `vkGetSwapchainStatusKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getSwapchainStatusKHR(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function getSwapchainStatusKHR(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkGetSwapchainStatusKHR", "device");
@@ -26250,6 +27371,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
+      if (u1 !== seen1 || rt.endings !== seenAt1) {
+        if (rt.ended.has(u1)) rt.gone(u1, "vkGetSwapchainStatusKHR", "swapchain");
+        seen1 = u1;
+        seenAt1 = rt.endings;
+      }
       const a1 = u1;
       check(a0, a1);
       const r = fn(a0, a1);
@@ -26262,6 +27388,7 @@ export function commands() {
   function getSwapchainTimeDomainPropertiesEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkSwapchainTimeDomainPropertiesEXT");
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function getSwapchainTimeDomainPropertiesEXT(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkGetSwapchainTimeDomainPropertiesEXT", "device");
@@ -26271,6 +27398,11 @@ export function commands() {
       const m = rt.enter(48);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkGetSwapchainTimeDomainPropertiesEXT", "swapchain");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         rt.outStruct(
           m,
@@ -26302,6 +27434,7 @@ export function commands() {
   function getSwapchainTimingPropertiesEXT(rt, fn, _owner, check) {
     const E0 = rt.entry("VkSwapchainTimingPropertiesEXT");
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function getSwapchainTimingPropertiesEXT(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkGetSwapchainTimingPropertiesEXT", "device");
@@ -26311,6 +27444,11 @@ export function commands() {
       const m = rt.enter(40);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkGetSwapchainTimingPropertiesEXT", "swapchain");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         rt.outStruct(m, E0, "VkSwapchainTimingPropertiesEXT", 0, null, "vkGetSwapchainTimingPropertiesEXT");
         const a2 = m.at(0);
@@ -26389,6 +27527,7 @@ export function commands() {
   /** `vkGetTensorOpaqueCaptureDataARM`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getTensorOpaqueCaptureDataARM(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen2 = null, seenAt2 = -1;
     return function getTensorOpaqueCaptureDataARM(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkGetTensorOpaqueCaptureDataARM", "device");
@@ -26403,6 +27542,11 @@ export function commands() {
           Array.isArray(u1) && u1.length === 1 && typeof (e2 = u1[0]) === "object" && e2 !== null &&
           !(e2 instanceof Object) && m.top + 16 <= m.size
         ) {
+          if (e2 !== seen2 || rt.endings !== seenAt2) {
+            if (rt.ended.has(e2)) rt.gone(e2, "vkGetTensorOpaqueCaptureDataARM", "pTensors[0]");
+            seen2 = e2;
+            seenAt2 = rt.endings;
+          }
           const c = m.alloc(8, 8);
           m.u64[c >> 3] = rt.address(e2);
           a2 = m.at(c);
@@ -26540,6 +27684,7 @@ export function commands() {
   /** `vkGetValidationCacheDataEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getValidationCacheDataEXT(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function getValidationCacheDataEXT(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkGetValidationCacheDataEXT", "device");
@@ -26549,6 +27694,11 @@ export function commands() {
       const m = rt.enter(8);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkGetValidationCacheDataEXT", "validationCache");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         const a2 = m.at(0);
         let r, a3, o3;
@@ -26583,6 +27733,7 @@ export function commands() {
   /** `vkGetVideoSessionMemoryRequirementsKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function getVideoSessionMemoryRequirementsKHR(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function getVideoSessionMemoryRequirementsKHR(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkGetVideoSessionMemoryRequirementsKHR", "device");
@@ -26592,6 +27743,11 @@ export function commands() {
       const m = rt.enter(8);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkGetVideoSessionMemoryRequirementsKHR", "videoSession");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         const a2 = m.at(0);
         let r, a3, o3;
@@ -27020,6 +28176,7 @@ export function commands() {
   /** `vkLatencySleepLegacyNV`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function latencySleepLegacyNV(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function latencySleepLegacyNV(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkLatencySleepLegacyNV", "device");
@@ -27027,6 +28184,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
+      if (u1 !== seen1 || rt.endings !== seenAt1) {
+        if (rt.ended.has(u1)) rt.gone(u1, "vkLatencySleepLegacyNV", "signalSemaphore");
+        seen1 = u1;
+        seenAt1 = rt.endings;
+      }
       const a1 = u1;
       const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, "vkLatencySleepLegacyNV", "value");
       check(a0, a1, a2);
@@ -27039,6 +28201,7 @@ export function commands() {
     const E0 = rt.entry("VkLatencySleepInfoNV");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function latencySleepNV(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkLatencySleepNV", "device");
@@ -27048,6 +28211,11 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkLatencySleepNV", "swapchain");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         let a2;
         if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
@@ -27072,6 +28240,7 @@ export function commands() {
   /** `vkMapMemory`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function mapMemory(rt, fn, owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function mapMemory(u0, u1, u2, u3, u4) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkMapMemory", "device");
@@ -27081,6 +28250,11 @@ export function commands() {
       const m = rt.enter(8);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkMapMemory", "memory");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, "vkMapMemory", "offset");
         const a3 = typeof u3 === "bigint" ? u3 : rt.wide(u3, false, "vkMapMemory", "size");
@@ -27138,6 +28312,8 @@ export function commands() {
   /** `vkMergePipelineCaches`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function mergePipelineCaches(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
+    let seen3 = null, seenAt3 = -1;
     return function mergePipelineCaches(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkMergePipelineCaches", "device");
@@ -27147,12 +28323,22 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkMergePipelineCaches", "dstCache");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         let a3, e3;
         if (
           Array.isArray(u2) && u2.length === 1 && typeof (e3 = u2[0]) === "object" && e3 !== null &&
           !(e3 instanceof Object) && m.top + 16 <= m.size
         ) {
+          if (e3 !== seen3 || rt.endings !== seenAt3) {
+            if (rt.ended.has(e3)) rt.gone(e3, "vkMergePipelineCaches", "pSrcCaches[0]");
+            seen3 = e3;
+            seenAt3 = rt.endings;
+          }
           const c = m.alloc(8, 8);
           m.u64[c >> 3] = rt.address(e3);
           a3 = m.at(c);
@@ -27173,6 +28359,8 @@ export function commands() {
   /** `vkMergeValidationCachesEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function mergeValidationCachesEXT(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
+    let seen3 = null, seenAt3 = -1;
     return function mergeValidationCachesEXT(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkMergeValidationCachesEXT", "device");
@@ -27182,12 +28370,22 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkMergeValidationCachesEXT", "dstCache");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         let a3, e3;
         if (
           Array.isArray(u2) && u2.length === 1 && typeof (e3 = u2[0]) === "object" && e3 !== null &&
           !(e3 instanceof Object) && m.top + 16 <= m.size
         ) {
+          if (e3 !== seen3 || rt.endings !== seenAt3) {
+            if (rt.ended.has(e3)) rt.gone(e3, "vkMergeValidationCachesEXT", "pSrcCaches[0]");
+            seen3 = e3;
+            seenAt3 = rt.endings;
+          }
           const c = m.alloc(8, 8);
           m.u64[c >> 3] = rt.address(e3);
           a3 = m.at(c);
@@ -27268,6 +28466,7 @@ export function commands() {
     const E0 = rt.entry("VkBindSparseInfo");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
+    let seen3 = null, seenAt3 = -1;
     return function queueBindSparse(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkQueueBindSparse", "queue");
@@ -27292,6 +28491,11 @@ export function commands() {
             a2 = rt.refit(m, top, e, E0, "VkBindSparseInfo", u1, "vkQueueBindSparse", "pBindInfo");
           }
         } else a2 = rt.array(m, "struct", "VkBindSparseInfo", u1, true, "vkQueueBindSparse", "pBindInfo", E0);
+        if (u2 !== seen3 || rt.endings !== seenAt3) {
+          if (rt.ended.has(u2)) rt.gone(u2, "vkQueueBindSparse", "fence");
+          seen3 = u2;
+          seenAt3 = rt.endings;
+        }
         const a3 = u2 ?? null;
         const n1_0 = Array.isArray(u1) ? u1.length : rt.len(u1, "struct", "vkQueueBindSparse", "pBindInfo");
         const a1 = n1_0;
@@ -27527,6 +28731,7 @@ export function commands() {
   /** `vkQueueSetPerformanceConfigurationINTEL`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function queueSetPerformanceConfigurationINTEL(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function queueSetPerformanceConfigurationINTEL(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkQueueSetPerformanceConfigurationINTEL", "queue");
@@ -27534,6 +28739,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
+      if (u1 !== seen1 || rt.endings !== seenAt1) {
+        if (rt.ended.has(u1)) rt.gone(u1, "vkQueueSetPerformanceConfigurationINTEL", "configuration");
+        seen1 = u1;
+        seenAt1 = rt.endings;
+      }
       const a1 = u1;
       check(a0, a1);
       const r = fn(a0, a1);
@@ -27546,6 +28756,7 @@ export function commands() {
     const E0 = rt.entry("VkSubmitInfo");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
+    let seen3 = null, seenAt3 = -1;
     return function queueSubmit(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkQueueSubmit", "queue");
@@ -27570,6 +28781,11 @@ export function commands() {
             a2 = rt.refit(m, top, e, E0, "VkSubmitInfo", u1, "vkQueueSubmit", "pSubmits");
           }
         } else a2 = rt.array(m, "struct", "VkSubmitInfo", u1, true, "vkQueueSubmit", "pSubmits", E0);
+        if (u2 !== seen3 || rt.endings !== seenAt3) {
+          if (rt.ended.has(u2)) rt.gone(u2, "vkQueueSubmit", "fence");
+          seen3 = u2;
+          seenAt3 = rt.endings;
+        }
         const a3 = u2 ?? null;
         const n1_0 = Array.isArray(u1) ? u1.length : rt.len(u1, "struct", "vkQueueSubmit", "pSubmits");
         const a1 = n1_0;
@@ -27587,6 +28803,7 @@ export function commands() {
     const E0 = rt.entry("VkSubmitInfo2");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
+    let seen3 = null, seenAt3 = -1;
     return function queueSubmit2(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, called, "queue");
@@ -27611,6 +28828,11 @@ export function commands() {
             a2 = rt.refit(m, top, e, E0, "VkSubmitInfo2", u1, called, "pSubmits");
           }
         } else a2 = rt.array(m, "struct", "VkSubmitInfo2", u1, true, called, "pSubmits", E0);
+        if (u2 !== seen3 || rt.endings !== seenAt3) {
+          if (rt.ended.has(u2)) rt.gone(u2, called, "fence");
+          seen3 = u2;
+          seenAt3 = rt.endings;
+        }
         const a3 = u2 ?? null;
         const n1_0 = Array.isArray(u1) ? u1.length : rt.len(u1, "struct", called, "pSubmits");
         const a1 = n1_0;
@@ -27756,6 +28978,7 @@ export function commands() {
     const E0 = rt.entry("VkDisplayEventInfoEXT");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function registerDisplayEventEXT(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkRegisterDisplayEventEXT", "device");
@@ -27765,6 +28988,11 @@ export function commands() {
       const m = rt.enter(8);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkRegisterDisplayEventEXT", "display");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         let a2;
         if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
@@ -27862,6 +29090,7 @@ export function commands() {
   /** `vkReleaseDisplayEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function releaseDisplayEXT(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function releaseDisplayEXT(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkReleaseDisplayEXT", "physicalDevice");
@@ -27869,6 +29098,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
+      if (u1 !== seen1 || rt.endings !== seenAt1) {
+        if (rt.ended.has(u1)) rt.gone(u1, "vkReleaseDisplayEXT", "display");
+        seen1 = u1;
+        seenAt1 = rt.endings;
+      }
       const a1 = u1;
       check(a0, a1);
       const r = fn(a0, a1);
@@ -27879,6 +29113,7 @@ export function commands() {
   /** `vkReleaseFullScreenExclusiveModeEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function releaseFullScreenExclusiveModeEXT(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function releaseFullScreenExclusiveModeEXT(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkReleaseFullScreenExclusiveModeEXT", "device");
@@ -27886,6 +29121,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
+      if (u1 !== seen1 || rt.endings !== seenAt1) {
+        if (rt.ended.has(u1)) rt.gone(u1, "vkReleaseFullScreenExclusiveModeEXT", "swapchain");
+        seen1 = u1;
+        seenAt1 = rt.endings;
+      }
       const a1 = u1;
       check(a0, a1);
       const r = fn(a0, a1);
@@ -27896,6 +29136,7 @@ export function commands() {
   /** `vkReleasePerformanceConfigurationINTEL`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function releasePerformanceConfigurationINTEL(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function releasePerformanceConfigurationINTEL(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkReleasePerformanceConfigurationINTEL", "device");
@@ -27903,6 +29144,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
+      if (u1 !== seen1 || rt.endings !== seenAt1) {
+        if (rt.ended.has(u1)) rt.gone(u1, "vkReleasePerformanceConfigurationINTEL", "configuration");
+        seen1 = u1;
+        seenAt1 = rt.endings;
+      }
       const a1 = u1 ?? null;
       check(a0, a1);
       const r = fn(a0, a1);
@@ -27982,6 +29228,7 @@ export function commands() {
   /** `vkResetCommandPool`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function resetCommandPool(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function resetCommandPool(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkResetCommandPool", "device");
@@ -27989,6 +29236,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
+      if (u1 !== seen1 || rt.endings !== seenAt1) {
+        if (rt.ended.has(u1)) rt.gone(u1, "vkResetCommandPool", "commandPool");
+        seen1 = u1;
+        seenAt1 = rt.endings;
+      }
       const a1 = u1;
       let a2 = u2 ?? 0;
       if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
@@ -28003,6 +29255,7 @@ export function commands() {
   /** `vkResetDescriptorPool`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function resetDescriptorPool(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function resetDescriptorPool(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkResetDescriptorPool", "device");
@@ -28010,6 +29263,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
+      if (u1 !== seen1 || rt.endings !== seenAt1) {
+        if (rt.ended.has(u1)) rt.gone(u1, "vkResetDescriptorPool", "descriptorPool");
+        seen1 = u1;
+        seenAt1 = rt.endings;
+      }
       const a1 = u1;
       let a2 = u2 ?? 0;
       if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
@@ -28024,6 +29282,7 @@ export function commands() {
   /** `vkResetEvent`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function resetEvent(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function resetEvent(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkResetEvent", "device");
@@ -28031,6 +29290,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
+      if (u1 !== seen1 || rt.endings !== seenAt1) {
+        if (rt.ended.has(u1)) rt.gone(u1, "vkResetEvent", "event");
+        seen1 = u1;
+        seenAt1 = rt.endings;
+      }
       const a1 = u1;
       check(a0, a1);
       const r = fn(a0, a1);
@@ -28041,6 +29305,7 @@ export function commands() {
   /** `vkResetFences`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function resetFences(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen2 = null, seenAt2 = -1;
     return function resetFences(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkResetFences", "device");
@@ -28055,6 +29320,11 @@ export function commands() {
           Array.isArray(u1) && u1.length === 1 && typeof (e2 = u1[0]) === "object" && e2 !== null &&
           !(e2 instanceof Object) && m.top + 16 <= m.size
         ) {
+          if (e2 !== seen2 || rt.endings !== seenAt2) {
+            if (rt.ended.has(e2)) rt.gone(e2, "vkResetFences", "pFences[0]");
+            seen2 = e2;
+            seenAt2 = rt.endings;
+          }
           const c = m.alloc(8, 8);
           m.u64[c >> 3] = rt.address(e2);
           a2 = m.at(c);
@@ -28073,6 +29343,7 @@ export function commands() {
   /** `vkResetGpaSessionAMD`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function resetGpaSessionAMD(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function resetGpaSessionAMD(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkResetGpaSessionAMD", "device");
@@ -28080,6 +29351,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
+      if (u1 !== seen1 || rt.endings !== seenAt1) {
+        if (rt.ended.has(u1)) rt.gone(u1, "vkResetGpaSessionAMD", "gpaSession");
+        seen1 = u1;
+        seenAt1 = rt.endings;
+      }
       const a1 = u1;
       check(a0, a1);
       const r = fn(a0, a1);
@@ -28090,6 +29366,7 @@ export function commands() {
   /** `vkResetQueryPool`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function resetQueryPool(rt, fn, _owner, check, called) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function resetQueryPool(u0, u1, u2, u3) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, called, "device");
@@ -28097,6 +29374,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
+      if (u1 !== seen1 || rt.endings !== seenAt1) {
+        if (rt.ended.has(u1)) rt.gone(u1, called, "queryPool");
+        seen1 = u1;
+        seenAt1 = rt.endings;
+      }
       const a1 = u1;
       let a2 = u2;
       if (typeof a2 !== "number" || a2 >>> 0 !== a2) a2 = rt.integer(a2, "u32", called, "firstQuery");
@@ -28112,6 +29394,7 @@ export function commands() {
     const E0 = rt.entry("VkBufferConstraintsInfoFUCHSIA");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function setBufferCollectionBufferConstraintsFUCHSIA(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkSetBufferCollectionBufferConstraintsFUCHSIA", "device");
@@ -28121,6 +29404,11 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkSetBufferCollectionBufferConstraintsFUCHSIA", "collection");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         let a2;
         if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
@@ -28164,6 +29452,7 @@ export function commands() {
     const E0 = rt.entry("VkImageConstraintsInfoFUCHSIA");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function setBufferCollectionImageConstraintsFUCHSIA(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkSetBufferCollectionImageConstraintsFUCHSIA", "device");
@@ -28173,6 +29462,11 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkSetBufferCollectionImageConstraintsFUCHSIA", "collection");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         let a2;
         if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
@@ -28316,6 +29610,7 @@ export function commands() {
   /** `vkSetDeviceMemoryPriorityEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function setDeviceMemoryPriorityEXT(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function setDeviceMemoryPriorityEXT(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkSetDeviceMemoryPriorityEXT", "device");
@@ -28323,6 +29618,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
+      if (u1 !== seen1 || rt.endings !== seenAt1) {
+        if (rt.ended.has(u1)) rt.gone(u1, "vkSetDeviceMemoryPriorityEXT", "memory");
+        seen1 = u1;
+        seenAt1 = rt.endings;
+      }
       const a1 = u1;
       const a2 = u2;
       check(a0, a1, a2);
@@ -28333,6 +29633,7 @@ export function commands() {
   /** `vkSetEvent`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function setEvent(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function setEvent(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkSetEvent", "device");
@@ -28340,6 +29641,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
+      if (u1 !== seen1 || rt.endings !== seenAt1) {
+        if (rt.ended.has(u1)) rt.gone(u1, "vkSetEvent", "event");
+        seen1 = u1;
+        seenAt1 = rt.endings;
+      }
       const a1 = u1;
       check(a0, a1);
       const r = fn(a0, a1);
@@ -28378,6 +29684,7 @@ export function commands() {
     const E0 = rt.entry("VkHdrMetadataEXT");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
+    let seen2 = null, seenAt2 = -1;
     return function setHdrMetadataEXT(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkSetHdrMetadataEXT", "device");
@@ -28392,6 +29699,11 @@ export function commands() {
           Array.isArray(u1) && u1.length === 1 && typeof (e2 = u1[0]) === "object" && e2 !== null &&
           !(e2 instanceof Object) && m.top + 16 <= m.size
         ) {
+          if (e2 !== seen2 || rt.endings !== seenAt2) {
+            if (rt.ended.has(e2)) rt.gone(e2, "vkSetHdrMetadataEXT", "pSwapchains[0]");
+            seen2 = e2;
+            seenAt2 = rt.endings;
+          }
           const c = m.alloc(8, 8);
           m.u64[c >> 3] = rt.address(e2);
           a2 = m.at(c);
@@ -28461,6 +29773,7 @@ export function commands() {
     const E0 = rt.entry("VkSetLatencyMarkerInfoNV");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function setLatencyMarkerNV(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkSetLatencyMarkerNV", "device");
@@ -28470,6 +29783,11 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkSetLatencyMarkerNV", "swapchain");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         let a2;
         if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
@@ -28537,6 +29855,7 @@ export function commands() {
     const E0 = rt.entry("VkLatencySleepModeInfoNV");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function setLatencySleepModeNV(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkSetLatencySleepModeNV", "device");
@@ -28546,6 +29865,11 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkSetLatencySleepModeNV", "swapchain");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         let a2;
         if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
@@ -28587,6 +29911,7 @@ export function commands() {
   /** `vkSetLocalDimmingAMD`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function setLocalDimmingAMD(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function setLocalDimmingAMD(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkSetLocalDimmingAMD", "device");
@@ -28594,6 +29919,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
+      if (u1 !== seen1 || rt.endings !== seenAt1) {
+        if (rt.ended.has(u1)) rt.gone(u1, "vkSetLocalDimmingAMD", "swapChain");
+        seen1 = u1;
+        seenAt1 = rt.endings;
+      }
       const a1 = u1;
       let a2 = 0;
       if (u2 === true) a2 = 1;
@@ -28606,6 +29936,7 @@ export function commands() {
   /** `vkSetPrivateData`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function setPrivateData(rt, fn, _owner, check, called) {
     let passed = null, passedAt = -1;
+    let seen3 = null, seenAt3 = -1;
     return function setPrivateData(u0, u1, u2, u3, u4) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, called, "device");
@@ -28616,6 +29947,11 @@ export function commands() {
       let a1 = u1;
       if (typeof a1 !== "number" || a1 >>> 0 !== a1) a1 = rt.integer(a1, "u32", called, "objectType");
       const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, called, "objectHandle");
+      if (u3 !== seen3 || rt.endings !== seenAt3) {
+        if (rt.ended.has(u3)) rt.gone(u3, called, "privateDataSlot");
+        seen3 = u3;
+        seenAt3 = rt.endings;
+      }
       const a3 = u3;
       const a4 = typeof u4 === "bigint" ? u4 : rt.wide(u4, false, called, "data");
       check(a0, a1, a2, a3, a4);
@@ -28627,6 +29963,7 @@ export function commands() {
   /** `vkSetSwapchainPresentTimingQueueSizeEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function setSwapchainPresentTimingQueueSizeEXT(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function setSwapchainPresentTimingQueueSizeEXT(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkSetSwapchainPresentTimingQueueSizeEXT", "device");
@@ -28634,6 +29971,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
+      if (u1 !== seen1 || rt.endings !== seenAt1) {
+        if (rt.ended.has(u1)) rt.gone(u1, "vkSetSwapchainPresentTimingQueueSizeEXT", "swapchain");
+        seen1 = u1;
+        seenAt1 = rt.endings;
+      }
       const a1 = u1;
       let a2 = u2;
       if (typeof a2 !== "number" || a2 >>> 0 !== a2) {
@@ -28805,6 +30147,7 @@ export function commands() {
   /** `vkTrimCommandPool`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function trimCommandPool(rt, fn, _owner, check, called) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function trimCommandPool(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, called, "device");
@@ -28812,6 +30155,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
+      if (u1 !== seen1 || rt.endings !== seenAt1) {
+        if (rt.ended.has(u1)) rt.gone(u1, called, "commandPool");
+        seen1 = u1;
+        seenAt1 = rt.endings;
+      }
       const a1 = u1;
       let a2 = u2 ?? 0;
       if (typeof a2 !== "number" || a2 >>> 0 !== a2) a2 = rt.integer(a2, "u32", called, "flags");
@@ -28838,6 +30186,7 @@ export function commands() {
   /** `vkUnmapMemory`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function unmapMemory(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function unmapMemory(u0, u1) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkUnmapMemory", "device");
@@ -28845,6 +30194,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
+      if (u1 !== seen1 || rt.endings !== seenAt1) {
+        if (rt.ended.has(u1)) rt.gone(u1, "vkUnmapMemory", "memory");
+        seen1 = u1;
+        seenAt1 = rt.endings;
+      }
       const a1 = u1;
       check(a0, a1);
       fn(a0, a1);
@@ -28907,6 +30261,8 @@ export function commands() {
   /** `vkUpdateDescriptorSetWithTemplate`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function updateDescriptorSetWithTemplate(rt, fn, _owner, check, called) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
+    let seen2 = null, seenAt2 = -1;
     return function updateDescriptorSetWithTemplate(u0, u1, u2, u3) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, called, "device");
@@ -28916,8 +30272,17 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
-        if (rt.ended.has(u1)) rt.gone(u1, called, "descriptorSet");
+        if (u1 !== seen1 || rt.epoch !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, called, "descriptorSet");
+          seen1 = u1;
+          seenAt1 = rt.epoch;
+        }
         const a1 = u1;
+        if (u2 !== seen2 || rt.endings !== seenAt2) {
+          if (rt.ended.has(u2)) rt.gone(u2, called, "descriptorUpdateTemplate");
+          seen2 = u2;
+          seenAt2 = rt.endings;
+        }
         const a2 = u2;
         let a3;
         if (u3 instanceof Uint8Array && m.top + u3.byteLength + 8 <= m.size) {
@@ -29036,6 +30401,7 @@ export function commands() {
     const E0 = rt.entry("VkWriteIndirectExecutionSetPipelineEXT");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function updateIndirectExecutionSetPipelineEXT(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkUpdateIndirectExecutionSetPipelineEXT", "device");
@@ -29045,6 +30411,13 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) {
+            rt.gone(u1, "vkUpdateIndirectExecutionSetPipelineEXT", "indirectExecutionSet");
+          }
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         let e3;
         let a3;
@@ -29096,6 +30469,7 @@ export function commands() {
     const E0 = rt.entry("VkWriteIndirectExecutionSetShaderEXT");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function updateIndirectExecutionSetShaderEXT(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkUpdateIndirectExecutionSetShaderEXT", "device");
@@ -29105,6 +30479,11 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkUpdateIndirectExecutionSetShaderEXT", "indirectExecutionSet");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         let e3;
         let a3;
@@ -29156,6 +30535,7 @@ export function commands() {
     const E0 = rt.entry("VkVideoSessionParametersUpdateInfoKHR");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function updateVideoSessionParametersKHR(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkUpdateVideoSessionParametersKHR", "device");
@@ -29165,6 +30545,11 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkUpdateVideoSessionParametersKHR", "videoSessionParameters");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         let a2;
         if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
@@ -29206,6 +30591,7 @@ export function commands() {
   /** `vkWaitForFences`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function waitForFences(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen2 = null, seenAt2 = -1;
     return function waitForFences(u0, u1, u2, u3) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkWaitForFences", "device");
@@ -29220,6 +30606,11 @@ export function commands() {
           Array.isArray(u1) && u1.length === 1 && typeof (e2 = u1[0]) === "object" && e2 !== null &&
           !(e2 instanceof Object) && m.top + 16 <= m.size
         ) {
+          if (e2 !== seen2 || rt.endings !== seenAt2) {
+            if (rt.ended.has(e2)) rt.gone(e2, "vkWaitForFences", "pFences[0]");
+            seen2 = e2;
+            seenAt2 = rt.endings;
+          }
           const c = m.alloc(8, 8);
           m.u64[c >> 3] = rt.address(e2);
           a2 = m.at(c);
@@ -29245,6 +30636,7 @@ export function commands() {
     const E0 = rt.entry("VkPresentWait2InfoKHR");
     const W0 = E0[0];
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function waitForPresent2KHR(u0, u1, u2) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkWaitForPresent2KHR", "device");
@@ -29254,6 +30646,11 @@ export function commands() {
       const m = rt.enter(0);
       try {
         const a0 = u0;
+        if (u1 !== seen1 || rt.endings !== seenAt1) {
+          if (rt.ended.has(u1)) rt.gone(u1, "vkWaitForPresent2KHR", "swapchain");
+          seen1 = u1;
+          seenAt1 = rt.endings;
+        }
         const a1 = u1;
         let a2;
         if (typeof u2 === "object" && u2 !== null && !Array.isArray(u2) && u2 instanceof Object) {
@@ -29302,6 +30699,7 @@ export function commands() {
   /** `vkWaitForPresentKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function waitForPresentKHR(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen1 = null, seenAt1 = -1;
     return function waitForPresentKHR(u0, u1, u2, u3) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkWaitForPresentKHR", "device");
@@ -29309,6 +30707,11 @@ export function commands() {
         passedAt = rt.epoch;
       }
       const a0 = u0;
+      if (u1 !== seen1 || rt.endings !== seenAt1) {
+        if (rt.ended.has(u1)) rt.gone(u1, "vkWaitForPresentKHR", "swapchain");
+        seen1 = u1;
+        seenAt1 = rt.endings;
+      }
       const a1 = u1;
       const a2 = typeof u2 === "bigint" ? u2 : rt.wide(u2, false, "vkWaitForPresentKHR", "presentId");
       const a3 = typeof u3 === "bigint" ? u3 : rt.wide(u3, false, "vkWaitForPresentKHR", "timeout");
@@ -29364,6 +30767,7 @@ export function commands() {
   /** `vkWriteAccelerationStructuresPropertiesKHR`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function writeAccelerationStructuresPropertiesKHR(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen2 = null, seenAt2 = -1;
     return function writeAccelerationStructuresPropertiesKHR(u0, u1, u2, u3, u4) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkWriteAccelerationStructuresPropertiesKHR", "device");
@@ -29378,6 +30782,13 @@ export function commands() {
           Array.isArray(u1) && u1.length === 1 && typeof (e2 = u1[0]) === "object" && e2 !== null &&
           !(e2 instanceof Object) && m.top + 16 <= m.size
         ) {
+          if (e2 !== seen2 || rt.endings !== seenAt2) {
+            if (rt.ended.has(e2)) {
+              rt.gone(e2, "vkWriteAccelerationStructuresPropertiesKHR", "pAccelerationStructures[0]");
+            }
+            seen2 = e2;
+            seenAt2 = rt.endings;
+          }
           const c = m.alloc(8, 8);
           m.u64[c >> 3] = rt.address(e2);
           a2 = m.at(c);
@@ -29420,6 +30831,7 @@ export function commands() {
   /** `vkWriteMicromapsPropertiesEXT`, idiomatic: bound to its raw command `fn` (api/compile.ts). */
   function writeMicromapsPropertiesEXT(rt, fn, _owner, check) {
     let passed = null, passedAt = -1;
+    let seen2 = null, seenAt2 = -1;
     return function writeMicromapsPropertiesEXT(u0, u1, u2, u3, u4) {
       if (u0 !== passed || rt.epoch !== passedAt) {
         if (rt.ended.has(u0)) rt.gone(u0, "vkWriteMicromapsPropertiesEXT", "device");
@@ -29434,6 +30846,11 @@ export function commands() {
           Array.isArray(u1) && u1.length === 1 && typeof (e2 = u1[0]) === "object" && e2 !== null &&
           !(e2 instanceof Object) && m.top + 16 <= m.size
         ) {
+          if (e2 !== seen2 || rt.endings !== seenAt2) {
+            if (rt.ended.has(e2)) rt.gone(e2, "vkWriteMicromapsPropertiesEXT", "pMicromaps[0]");
+            seen2 = e2;
+            seenAt2 = rt.endings;
+          }
           const c = m.alloc(8, 8);
           m.u64[c >> 3] = rt.address(e2);
           a2 = m.at(c);
