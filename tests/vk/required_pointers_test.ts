@@ -7,12 +7,27 @@ import {
   Arena,
   readStruct,
   VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+  type VkApi,
+  type VkDevice,
   type VkStructInputs,
   Vulkan,
   writeStruct,
 } from "../../mod.ts";
 import { MockDriver } from "../../testing/mod.ts";
 import { withVkDevice } from "../support/vk_device.ts";
+
+/** Runs `body` on a VkApi device of the testing kit's mock driver, in default and in checked mode. */
+function onMockDevice(body: (vk: VkApi, device: VkDevice, mock: MockDriver) => void): void {
+  for (const checked of [false, true]) {
+    using mock = new MockDriver();
+    using manifest = mock.writeManifest();
+    using raw = Vulkan.load({
+      env: { vars: { VK_DRIVER_FILES: manifest.manifestPath }, elevated: false },
+      checked,
+    });
+    withVkDevice(raw, (vk, device) => body(vk, device, mock));
+  }
+}
 
 const MISSING_CODE =
   'Cannot write "VkShaderModuleCreateInfo": member "pCode" is a required pointer (vk.xml: not optional), got';
@@ -50,21 +65,13 @@ Deno.test("writeStruct refuses a required pointer member left out or null, neste
 });
 
 Deno.test("an idiomatic command with a required pointer member left out throws naming the command and parameter", () => {
-  for (const checked of [false, true]) {
-    using mock = new MockDriver();
-    using manifest = mock.writeManifest();
-    using raw = Vulkan.load({
-      env: { vars: { VK_DRIVER_FILES: manifest.manifestPath }, elevated: false },
-      checked,
+  onMockDevice((vk, device, mock) => {
+    assertThrows(() => vk.createShaderModule(device, { codeSize: 12 } as never), {
+      name: "TypeError",
+      message: `Cannot call "vkCreateShaderModule": parameter "pCreateInfo": ${MISSING_CODE} undefined`,
     });
-    withVkDevice(raw, (vk, device) => {
-      assertThrows(() => vk.createShaderModule(device, { codeSize: 12 } as never), {
-        name: "TypeError",
-        message: `Cannot call "vkCreateShaderModule": parameter "pCreateInfo": ${MISSING_CODE} undefined`,
-      });
-      assertEquals(mock.liveObjects().filter((o) => o.type === "VkShaderModule"), []);
-    });
-  }
+    assertEquals(mock.liveObjects().filter((o) => o.type === "VkShaderModule"), []);
+  });
 });
 
 const MISSING_BUFFER =
@@ -92,19 +99,11 @@ Deno.test("a required handle member left out or null is refused; its type takes 
 });
 
 Deno.test("an idiomatic command given a null required handle member throws naming the command, parameter, struct and member", () => {
-  for (const checked of [false, true]) {
-    using mock = new MockDriver();
-    using manifest = mock.writeManifest();
-    using raw = Vulkan.load({
-      env: { vars: { VK_DRIVER_FILES: manifest.manifestPath }, elevated: false },
-      checked,
+  onMockDevice((vk, device) => {
+    // @ts-expect-error VkBufferMemoryRequirementsInfo2's buffer takes no null.
+    assertThrows(() => vk.getBufferMemoryRequirements2(device, { buffer: null }), {
+      name: "TypeError",
+      message: `Cannot call "vkGetBufferMemoryRequirements2": parameter "pInfo": ${MISSING_BUFFER} null`,
     });
-    withVkDevice(raw, (vk, device) => {
-      // @ts-expect-error VkBufferMemoryRequirementsInfo2's buffer takes no null.
-      assertThrows(() => vk.getBufferMemoryRequirements2(device, { buffer: null }), {
-        name: "TypeError",
-        message: `Cannot call "vkGetBufferMemoryRequirements2": parameter "pInfo": ${MISSING_BUFFER} null`,
-      });
-    });
-  }
+  });
 });
